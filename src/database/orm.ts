@@ -1,0 +1,38 @@
+import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
+import { Migrator } from '@mikro-orm/migrations';
+import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
+import { join } from 'node:path';
+import { entities } from '../entities';
+import { projectRoot } from './project-root';
+import { CountingLogger } from './query-counter';
+
+export function ormOptions(clientUrl: string): Options {
+  return defineConfig({
+    clientUrl,
+    entities,
+    metadataProvider: ReflectMetadataProvider,
+    extensions: [Migrator],
+    forceUtcTimezone: true,
+    allowGlobalContext: false,
+    loggerFactory: (options) => new CountingLogger(options),
+    debug: process.env.LOG_SQL === '1' ? ['query'] : false,
+    pool: { min: 0, max: 10 },
+    migrations: {
+      // Migrations are TypeScript in migrations/ and run compiled from dist/migrations.
+      path: join(projectRoot, 'dist', 'migrations'),
+      pathTs: join(projectRoot, 'migrations'),
+      glob: '!(*.d).js',
+      emit: 'ts',
+      snapshot: false,
+      transactional: true,
+      allOrNothing: true,
+    },
+  });
+}
+
+/** Connects and applies pending migrations. */
+export async function openDatabase(clientUrl: string): Promise<MikroORM<PostgreSqlDriver>> {
+  const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
+  await orm.getMigrator().up();
+  return orm;
+}

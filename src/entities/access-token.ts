@@ -1,0 +1,29 @@
+import { Entity, Property } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { BaseEntity } from './base';
+import { PlatformUser } from './platform-user';
+
+/** An API key of a user; only a hash of the key is stored. */
+@ObjectType()
+@Entity({ tableName: 'access_token' })
+export class AccessToken extends BaseEntity {
+  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  name!: string;
+
+  @Attr.reference(() => PlatformUser, { writable: 'create', onDelete: 'cascade' })
+  userId!: string;
+
+  @Attr.dateTime({ nullable: true, writable: 'create' })
+  expiresAt?: Date | null;
+
+  @Attr.dateTime({ nullable: true, writable: 'never' })
+  lastUsedAt?: Date | null;
+
+  @Attr.string({ writable: 'never', description: 'First 8 characters of the key, to recognise it' })
+  tokenPrefix!: string;
+
+  /** SHA-256 of the key, hex; never leaves the server. */
+  @Property({ type: 'text', unique: true, hidden: true })
+  tokenHash!: string;
+}

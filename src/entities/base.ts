@@ -1,0 +1,37 @@
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+
+/** Fields every persisted resource carries; all of them are owned by the server. */
+@ObjectType()
+export abstract class BaseEntity {
+  @Attr.primaryKey()
+  id!: string;
+
+  @Attr.uuid({ writable: 'never', unique: true, description: 'Secondary UUID identifier' })
+  uuid!: string;
+
+  @Attr.dateTime({ writable: 'never' })
+  createdOn!: Date;
+
+  @Attr.dateTime({ writable: 'never' })
+  updatedOn!: Date;
+
+  @Attr.int({ writable: 'never', description: 'Optimistic-locking version: 0 on create, +1 on every update that changes something' })
+  changeSequence!: number;
+}
+
+/** Resources that are hidden, not removed, when deleted. */
+@ObjectType()
+export abstract class SoftDeletableEntity extends BaseEntity {
+  @Attr.boolean({ writable: 'never' })
+  deleted!: boolean;
+
+  @Attr.dateTime({ writable: 'never', nullable: true })
+  deletedDate?: Date | null;
+
+  @Attr.string({ writable: 'never', nullable: true })
+  deleteUserId?: string | null;
+
+  @Attr.string({ writable: 'never', nullable: true })
+  deleteUserEmail?: string | null;
+}

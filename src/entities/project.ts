@@ -1,0 +1,176 @@
+import { Entity, Unique } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr, type JsonSchema } from '../model/fields';
+import { SoftDeletableEntity } from './base';
+import { Organization } from './organization';
+import { PlatformUser } from './platform-user';
+import { ProjectStatus } from './project-status';
+
+const anyObject: JsonSchema = { type: 'object', additionalProperties: true };
+
+const optionDefinition: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    name: { type: 'string' },
+    label: { type: 'string' },
+    description: { type: 'string' },
+    type: { type: 'string' },
+    subType: { type: 'string' },
+    default: {},
+    required: { type: 'boolean' },
+    possibleValues: {
+      type: 'array',
+      items: { type: 'object', properties: { value: {}, label: { type: 'string' }, description: { type: 'string' } } },
+    },
+    aliases: { type: 'array', items: { type: 'string' } },
+    developerOnly: { type: 'boolean' },
+    displayProperties: anyObject,
+    falseLabel: { type: 'string' },
+    featureFlag: { type: 'string' },
+    groupOptions: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    hint: { type: 'string' },
+    listDescription: { type: 'string' },
+    listLabel: { type: 'string' },
+    listType: { type: 'string' },
+    overviewMarkdown: { type: 'string' },
+    properties: anyObject,
+    showIf: { type: 'string' },
+    showOnPopup: { type: 'boolean' },
+    supportArticle: { type: 'string' },
+    tabName: { type: 'string' },
+  },
+};
+
+export const executionPolicySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    backoffBaseSeconds: { type: 'number' },
+    backoffStrategy: { type: 'string' },
+    maxAttempts: { type: 'number' },
+    onExhausted: { type: 'string' },
+    timeoutSeconds: { type: 'number' },
+  },
+};
+
+const xy = { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } };
+
+/** A workspace of an organization where documents, tasks and assistants live. */
+@ObjectType()
+@Entity({ tableName: 'project' })
+@Unique({ properties: ['organizationId', 'slug'] })
+export class Project extends SoftDeletableEntity {
+  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  name!: string;
+
+  @Attr.string({
+    maxLength: 100,
+    pattern: /^[a-z0-9-]+$/,
+    normalize: (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+    searchable: true,
+    description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)',
+  })
+  slug!: string;
+
+  @Attr.string({ searchable: true })
+  description!: string;
+
+  @Attr.string()
+  notes!: string;
+
+  @Attr.string()
+  color!: string;
+
+  @Attr.string({ writable: 'never' })
+  searchText!: string;
+
+  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'projects', onDelete: 'cascade' })
+  organizationId!: string;
+
+  @Attr.reference(() => PlatformUser, { nullable: true, onDelete: 'set null' })
+  ownerId?: string | null;
+
+  @Attr.reference(() => ProjectStatus, { nullable: true, onDelete: 'set null' })
+  statusId?: string | null;
+
+  @Attr.string({ nullable: true })
+  projectTemplateRef?: string | null;
+
+  @Attr.string({ nullable: true })
+  templateArticleId?: string | null;
+
+  @Attr.string({ default: 'ACTIVE', description: 'For example ACTIVE' })
+  statusType!: string;
+
+  @Attr.json({
+    default: { orderedDashboards: [], recentFilters: {}, recentQueries: {} },
+    schema: {
+      type: 'object',
+      properties: {
+        changeSequence: { type: 'integer' },
+        orderedDashboards: { type: 'array', items: { type: 'string' } },
+        recentFilters: anyObject,
+        recentQueries: anyObject,
+      },
+    },
+  })
+  memory!: Record<string, unknown>;
+
+  @Attr.json({
+    default: { edges: [], nodes: [] },
+    schema: {
+      type: 'object',
+      properties: {
+        edges: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: { id: { type: 'string' }, source: { type: 'string' }, target: { type: 'string' }, properties: anyObject },
+          },
+        },
+        nodes: {
+          type: 'array',
+          items: {
+            type: 'object',
+            properties: {
+              id: { type: 'string' },
+              parentId: { type: 'string' },
+              type: { type: 'string' },
+              position: xy,
+              dimensions: { type: 'object', properties: { height: { type: 'number' }, width: { type: 'number' } } },
+              properties: anyObject,
+            },
+          },
+        },
+        viewPort: { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' }, zoom: { type: 'number' } } },
+      },
+    },
+  })
+  dataFlow!: Record<string, unknown>;
+
+  @Attr.json({
+    default: {},
+    schema: {
+      type: 'object',
+      properties: {
+        companion: {
+          type: 'object',
+          properties: {
+            agentRuntimeRef: { type: 'string' },
+            moduleRefs: { type: 'array', items: { type: 'string' } },
+            prompt: { type: 'string' },
+          },
+        },
+        dataOptions: { type: 'array', items: optionDefinition },
+        options: { type: 'array', items: optionDefinition },
+        dataProperties: anyObject,
+        properties: anyObject,
+        executionPolicy: executionPolicySchema,
+        groupTaxonTypeFeatures: anyObject,
+        taxonTypeFeatures: anyObject,
+        taskOptions: { type: 'object', properties: { showNewTask: { type: 'boolean' }, showTakeNext: { type: 'boolean' } } },
+      },
+    },
+  })
+  options!: Record<string, unknown>;
+}

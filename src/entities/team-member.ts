@@ -1,0 +1,18 @@
+import { Entity, Unique } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { BaseEntity } from './base';
+import { PlatformUser } from './platform-user';
+import { Team } from './team';
+
+/** A user's membership in a team. */
+@ObjectType()
+@Entity({ tableName: 'team_member' })
+@Unique({ properties: ['teamId', 'userId'] })
+export class TeamMember extends BaseEntity {
+  @Attr.reference(() => Team, { required: true, inverse: 'members', onDelete: 'cascade' })
+  teamId!: string;
+
+  @Attr.reference(() => PlatformUser, { required: true, onDelete: 'cascade' })
+  userId!: string;
+}

@@ -1,0 +1,98 @@
+import { STATUS_CODES } from 'node:http';
+
+/** Codes shared by REST bodies and GraphQL `extensions.code`. */
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE'
+  | 'INTERNAL';
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+/** Base of every error the API answers with; mapped once to HTTP (rest/error-handler) and GraphQL (graphql/errors). */
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: ErrorCode;
+
+  constructor(
+    message: string,
+    readonly details?: FieldIssue[],
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+
+  toBody(): Record<string, unknown> {
+    return {
+      error: STATUS_CODES[this.status] ?? 'Error',
+      message: this.message,
+      status: this.status,
+      ...(this.details?.length ? { details: this.details } : {}),
+      ...this.extra,
+    };
+  }
+}
+
+export class BadRequestError extends ApiError {
+  readonly status = 400;
+  readonly code = 'BAD_REQUEST';
+
+  static forField(field: string, message: string): BadRequestError {
+    return new BadRequestError(`${field}: ${message}`, [{ field, message }]);
+  }
+
+  static forFields(issues: FieldIssue[]): BadRequestError {
+    return new BadRequestError(issues.map((i) => `${i.field}: ${i.message}`).join('; '), issues);
+  }
+}
+
+export class UnauthenticatedError extends ApiError {
+  readonly status = 401;
+  readonly code = 'UNAUTHENTICATED';
+}
+
+export class ForbiddenError extends ApiError {
+  readonly status = 403;
+  readonly code = 'FORBIDDEN';
+}
+
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  readonly code = 'NOT_FOUND';
+}
+
+export class ConflictError extends ApiError {
+  readonly status = 409;
+  readonly code = 'CONFLICT';
+}
+
+export class StaleChangeSequenceError extends ConflictError {
+  constructor(currentChangeSequence: number, sent: number) {
+    super(`changeSequence ${sent} is stale; the current changeSequence is ${currentChangeSequence}`, undefined, {
+      currentChangeSequence,
+    });
+  }
+}
+
+export class RateLimitedError extends ApiError {
+  readonly status = 429;
+  readonly code = 'RATE_LIMITED';
+}
+
+export class ServiceUnavailableError extends ApiError {
+  readonly status = 503;
+  readonly code = 'SERVICE_UNAVAILABLE';
+}
+
+export class InternalError extends ApiError {
+  readonly status = 500;
+  readonly code = 'INTERNAL';
+}

@@ -1,0 +1,109 @@
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { NotFoundError } from '../errors/api-error';
+import type { Resource } from '../model/resource';
+import { summarizePage, type PageResult } from '../services/page';
+import type { GraphqlContext } from './context';
+import { ListArgs, typesOf } from './types';
+
+function pageOf(result: PageResult<object>) {
+  return { content: result.items, ...summarizePage(result) };
+}
+
+/** Query `{listName}`/`{itemName}` and mutations `create|update|delete{Name}` for one resource. */
+export function resourceResolver(resource: Resource, resources: readonly Resource[]): Function {
+  const { page, createInput, updateInput } = typesOf(resource);
+
+  @Resolver(() => resource.entity)
+  class ResourceResolver {
+    @Query(() => page, { name: resource.listName, description: `List ${resource.listName}` })
+    async list(@Args(() => ListArgs) args: ListArgs, @Ctx() { ctx }: GraphqlContext) {
+      return pageOf(await ctx.services.resource(resource.path).list(ctx, args));
+    }
+
+    @Query(() => resource.entity, { name: resource.itemName, nullable: true, description: `One ${resource.name} by id; null when absent` })
+    async item(@Arg('id', () => ID) id: string, @Ctx() { ctx }: GraphqlContext) {
+      try {
+        return await ctx.services.resource(resource.path).get(ctx, id);
+      } catch (error) {
+        if (error instanceof NotFoundError) return null;
+        throw error;
+      }
+    }
+
+    @Mutation(() => resource.entity, { name: `create${resource.name}` })
+    create(@Arg('input', () => createInput) input: object, @Ctx() { ctx }: GraphqlContext) {
+      return ctx.services.resource(resource.path).create(ctx, { ...input });
+    }
+
+    @Mutation(() => resource.entity, { name: `update${resource.name}` })
+    update(@Arg('id', () => ID) id: string, @Arg('input', () => updateInput) input: object, @Ctx() { ctx }: GraphqlContext) {
+      return ctx.services.resource(resource.path).update(ctx, id, { ...input });
+    }
+
+    @Mutation(() => Boolean, { name: `delete${resource.name}` })
+    async remove(@Arg('id', () => ID) id: string, @Ctx() { ctx }: GraphqlContext) {
+      await ctx.services.resource(resource.path).delete(ctx, id);
+      return true;
+    }
+  }
+  Object.defineProperty(ResourceResolver, 'name', { value: `${resource.name}Resolver` });
+  addReferenceFields(ResourceResolver, resource);
+  addCollectionFields(ResourceResolver, resource, resources);
+  return ResourceResolver;
+}
+
+/** Declares a field resolver method on a generated resolver class. */
+function defineFieldResolver(
+  resolver: Function,
+  method: string,
+  implementation: (...args: never[]) => unknown,
+  declare: (prototype: object, method: string, descriptor: PropertyDescriptor) => void,
+): void {
+  const prototype = resolver.prototype as Record<string, unknown>;
+  prototype[method] = implementation;
+  declare(prototype, method, Object.getOwnPropertyDescriptor(prototype, method)!);
+}
+
+/** `Project.organization`: each reference served as its object, batched per request. */
+function addReferenceFields(resolver: Function, resource: Resource): void {
+  for (const field of resource.fields.filter((f) => f.reference)) {
+    const { relation, target } = field.reference!;
+    defineFieldResolver(
+      resolver,
+      `resolve_${relation}`,
+      (root: Record<string, unknown>, { ctx }: GraphqlContext) => {
+        const id = root[field.name];
+        return typeof id === 'string' ? ctx.loaders.byId(target()).load(id) : null;
+      },
+      (prototype, method, descriptor) => {
+        FieldResolver(() => target(), { name: relation, nullable: true })(prototype, method, descriptor);
+        Root()(prototype, method, 0);
+        Ctx()(prototype, method, 1);
+      },
+    );
+  }
+}
+
+/** `Organization.projects(...)`: each declared inverse of a reference, a page per parent, batched per request. */
+function addCollectionFields(resolver: Function, resource: Resource, resources: readonly Resource[]): void {
+  for (const child of resources) {
+    for (const field of child.fields) {
+      const inverse = field.reference?.inverse;
+      if (!inverse || field.reference!.target() !== resource.entity) continue;
+      defineFieldResolver(
+        resolver,
+        `resolve_${inverse}`,
+        async (root: { id: string }, args: ListArgs, { ctx }: GraphqlContext) => {
+          const service = ctx.services.resource(child.path);
+          return pageOf(await ctx.loaders.children(service, field.name, { ...args }).load(root.id));
+        },
+        (prototype, method, descriptor) => {
+          FieldResolver(() => typesOf(child).page, { name: inverse })(prototype, method, descriptor);
+          Root()(prototype, method, 0);
+          Args(() => ListArgs)(prototype, method, 1);
+          Ctx()(prototype, method, 2);
+        },
+      );
+    }
+  }
+}

@@ -1,0 +1,15 @@
+import type { GraphQLSchema } from 'graphql';
+import { buildSchemaSync } from 'type-graphql';
+import type { Resource } from '../model/resource';
+import { resourceResolver } from './resource-resolver';
+
+let built: GraphQLSchema | undefined;
+
+/** The GraphQL schema of all registered resources (type-graphql's metadata is global, so it is built once). */
+export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
+  if (!built) {
+    const resolvers = resources.map((resource) => resourceResolver(resource, resources)) as [Function, ...Function[]];
+    built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
+  }
+  return built;
+}

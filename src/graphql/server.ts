@@ -1,0 +1,24 @@
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { expressMiddleware } from '@as-integrations/express5';
+import express, { type RequestHandler } from 'express';
+import type { Resource } from '../model/resource';
+import { BODY_LIMIT } from '../rest/json-body';
+import { contextOf } from '../rest/resource-router';
+import type { GraphqlContext } from './context';
+import { formatGraphqlError } from './errors';
+import { buildGraphqlSchema } from './schema';
+
+/** The /graphql endpoint: Apollo over the registered resources, with the request's context. */
+export async function graphqlHandler(resources: readonly Resource[]): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
+  const server = new ApolloServer<GraphqlContext>({
+    schema: buildGraphqlSchema(resources),
+    formatError: formatGraphqlError,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    plugins: [ApolloServerPluginLandingPageDisabled()],
+  });
+  await server.start();
+  const middleware = expressMiddleware(server, { context: async ({ req }) => ({ ctx: contextOf(req) }) });
+  return { handler: [express.json({ limit: BODY_LIMIT }), middleware], stop: () => server.stop() };
+}

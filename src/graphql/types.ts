@@ -1,0 +1,102 @@
+import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { FieldMeta } from '../model/fields';
+import type { Resource } from '../model/resource';
+import { DateTimeScalar, JSONScalar } from '../model/scalars';
+import { isWritable, type WriteMode } from '../services/input';
+
+type ClassType = new () => object;
+
+/** Arguments of every list query and to-many relation field. */
+@ArgsType()
+export class ListArgs {
+  @Field(() => Int, { nullable: true, description: 'Page index (0-based; 1-based on the data-forms and assistants listings)' })
+  page?: number;
+
+  @Field(() => Int, { nullable: true })
+  pageSize?: number;
+
+  @Field(() => String, { nullable: true, description: "Filter expression, e.g. name=='x' and priority>2" })
+  filter?: string;
+
+  @Field(() => String, { nullable: true, description: 'Free text over the searchable fields' })
+  query?: string;
+
+  @Field(() => String, { nullable: true, description: 'field:direction pairs separated by ;' })
+  sort?: string;
+}
+
+export interface ResourceTypes {
+  page: ClassType;
+  createInput: ClassType;
+  updateInput: ClassType;
+}
+
+const built = new Map<Resource, ResourceTypes>();
+
+/** The page and input types of a resource, derived from its field declarations (built once). */
+export function typesOf(resource: Resource): ResourceTypes {
+  let types = built.get(resource);
+  if (!types) {
+    types = { page: pageType(resource), createInput: inputType(resource, 'create'), updateInput: inputType(resource, 'update') };
+    built.set(resource, types);
+  }
+  return types;
+}
+
+function namedClass(name: string): ClassType {
+  // A distinct class per type: type-graphql keys its metadata by class.
+  return { [name]: class {} }[name] as ClassType;
+}
+
+function pageType(resource: Resource): ClassType {
+  const Page = namedClass(`${resource.name}Page`);
+  ObjectType(`${resource.name}Page`, { description: `One page of ${resource.listName}` })(Page);
+  const field = (name: string, type: () => unknown) => Field(type as () => typeof Int)(Page.prototype, name);
+  field('content', () => [resource.entity]);
+  field('totalElements', () => Int);
+  field('totalPages', () => Int);
+  field('number', () => Int);
+  field('size', () => Int);
+  field('numberOfElements', () => Int);
+  field('first', () => Boolean);
+  field('last', () => Boolean);
+  return Page;
+}
+
+function inputType(resource: Resource, mode: WriteMode): ClassType {
+  const name = `${resource.name}${mode === 'create' ? 'Create' : 'Update'}Request`;
+  const Input = namedClass(name);
+  InputType(name)(Input);
+  for (const field of resource.fields.filter((f) => isWritable(f, mode))) {
+    const required = mode === 'create' && field.options.required === true;
+    Field(graphqlInputType(field) as () => typeof String, { nullable: !required, description: field.options.description })(Input.prototype, field.name);
+  }
+  if (mode === 'update') {
+    Field(() => Int, { nullable: true, description: 'Optimistic-locking token: a stale value is refused with CONFLICT' })(Input.prototype, 'changeSequence');
+  }
+  return Input;
+}
+
+function graphqlInputType(field: FieldMeta): () => unknown {
+  switch (field.kind) {
+    case 'string':
+      return () => String;
+    case 'boolean':
+      return () => Boolean;
+    case 'int':
+      return () => Int;
+    case 'number':
+      return () => Float;
+    case 'dateTime':
+      return () => DateTimeScalar;
+    case 'json':
+      return () => JSONScalar;
+    case 'enum':
+      return () => field.enum!.graphql;
+    case 'stringArray':
+      return () => [String];
+    case 'id':
+    case 'reference':
+      return () => ID;
+  }
+}

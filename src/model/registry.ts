@@ -1,0 +1,66 @@
+import { Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
+import { organizationRules } from '../services/organizations';
+import { scopedSlugRules } from '../services/slugs';
+import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
+
+/** Every collection served under /api and in GraphQL. Adding a resource is adding an entry here. */
+export const resources: Resource[] = [
+  defineResource({
+    path: 'organizations',
+    entity: Organization,
+    scope: { kind: 'organization', path: 'id' },
+    delete: { kind: 'soft', field: 'archived', value: true, hide: true, stamp: false },
+    rules: organizationRules,
+  }),
+  defineResource({
+    path: 'users',
+    entity: PlatformUser,
+    scope: { kind: 'global' },
+    delete: { kind: 'soft', field: 'active', value: false, hide: false, stamp: false },
+  }),
+  defineResource({
+    path: 'teams',
+    entity: Team,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+    rules: scopedSlugRules({ entity: Team, source: 'name', scopeField: 'organizationId', fallback: 'team' }),
+  }),
+  defineResource({
+    path: 'team-members',
+    entity: TeamMember,
+    scope: { kind: 'organization', path: 'teamId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'projects',
+    entity: Project,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+    rules: scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' }),
+  }),
+  defineResource({
+    path: 'project-statuses',
+    entity: ProjectStatus,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'task-statuses',
+    entity: TaskStatus,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+    rules: scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' }),
+  }),
+  defineResource({
+    path: 'tasks',
+    entity: Task,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'labels',
+    entity: Label,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+  }),
+];

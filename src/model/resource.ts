@@ -1,0 +1,56 @@
+import type { EntityClass } from '@mikro-orm/core';
+import { fieldsOf, type FieldMeta } from './fields';
+import { camelCase, lowerFirst } from './naming';
+import type { ResourceRules } from '../services/resource-rules';
+
+/**
+ * Who may see a row, expressed as the path from the entity to the organization id that owns it
+ * (`organizationId`, `projectId.organizationId`, ...), or `global` for platform-wide resources.
+ */
+export type TenantScope = { kind: 'global' } | { kind: 'organization'; path: string } | { kind: 'user'; path: string };
+
+/** How DELETE treats the row: flag it and hide it, flag it and keep it visible, or remove it. */
+export type DeleteMode =
+  | { kind: 'hard' }
+  | { kind: 'soft'; field: string; value: boolean; hide: boolean; stamp: boolean };
+
+export type Paging = 'zero-based' | 'one-based';
+
+export interface ResourceOptions<T extends object> {
+  /** Collection path under /api, e.g. `team-members`. */
+  path: string;
+  entity: EntityClass<T>;
+  scope: TenantScope;
+  delete: DeleteMode;
+  paging?: Paging;
+  rules?: ResourceRules<T>;
+}
+
+/** Everything the adapters and the engine need to serve one collection. */
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'rules'>> {
+  rules: ResourceRules<T>;
+  /** Entity (and schema) name, e.g. `TeamMember`. */
+  name: string;
+  /** GraphQL list query, e.g. `teamMembers`. */
+  listName: string;
+  /** GraphQL single-item query and mutation suffix, e.g. `teamMember` / `createTeamMember`. */
+  itemName: string;
+  fields: FieldMeta[];
+}
+
+export function defineResource<T extends object>(options: ResourceOptions<T>): Resource<T> {
+  const name = options.entity.name;
+  return {
+    paging: 'zero-based',
+    rules: {},
+    ...options,
+    name,
+    listName: camelCase(options.path),
+    itemName: lowerFirst(name),
+    fields: fieldsOf(options.entity),
+  };
+}
+
+export const hardDelete: DeleteMode = { kind: 'hard' };
+/** `deleted=true` with date and actor stamped; hidden afterwards. */
+export const flagDeleted: DeleteMode = { kind: 'soft', field: 'deleted', value: true, hide: true, stamp: true };

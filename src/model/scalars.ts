@@ -1,0 +1,26 @@
+import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+export { GraphQLJSON as JSONScalar } from 'graphql-scalars';
+
+/** ISO 8601 UTC with milliseconds, the same text REST answers with. */
+export const DateTimeScalar = new GraphQLScalarType<Date, string>({
+  name: 'DateTime',
+  description: 'ISO 8601 date-time in UTC with milliseconds, e.g. 2026-11-25T10:00:00.000Z',
+  serialize(value) {
+    const date = value instanceof Date ? value : new Date(String(value));
+    if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime cannot represent an invalid date');
+    return date.toISOString();
+  },
+  parseValue(value) {
+    return parseDateTime(value);
+  },
+  parseLiteral(ast) {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string');
+    return parseDateTime(ast.value);
+  },
+});
+
+function parseDateTime(value: unknown): Date {
+  const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time string');
+  return date;
+}

@@ -1,0 +1,217 @@
+import { registeredEnums } from '../model/enums';
+import type { JsonSchema } from '../model/fields';
+import { upperFirst } from '../model/naming';
+import type { Resource } from '../model/resource';
+import { entitySchema, requestSchema } from './field-schemas';
+
+type Operation = Record<string, unknown>;
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string) => ({ $ref: `#/components/responses/${name}` });
+const json = (schema: JsonSchema) => ({ 'application/json': { schema } });
+
+const ERROR_RESPONSES: Record<string, [string, string]> = {
+  '400': ['BadRequest', 'Invalid parameters or body'],
+  '401': ['Unauthorized', 'Authentication required'],
+  '403': ['Forbidden', 'No permission'],
+  '404': ['NotFound', 'No resource with that id'],
+  '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
+};
+
+function errors(...statuses: string[]): Record<string, unknown> {
+  return Object.fromEntries(statuses.map((s) => [s, response(ERROR_RESPONSES[s][0])]));
+}
+
+const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+
+function listParameters(resource: Resource): JsonSchema[] {
+  const oneBased = resource.paging === 'one-based';
+  return [
+    {
+      name: 'page',
+      in: 'query',
+      schema: { type: 'integer', format: 'int32', minimum: oneBased ? 1 : 0, default: oneBased ? 1 : 0 },
+      description: oneBased ? 'Page number, 1-indexed' : 'Page number, zero-indexed',
+    },
+    {
+      name: 'pageSize',
+      in: 'query',
+      schema: { type: 'integer', format: 'int32', minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 },
+    },
+    {
+      name: 'sort',
+      in: 'query',
+      schema: oneBased ? { type: 'array', items: { type: 'string' } } : { type: 'string' },
+      ...(oneBased ? { style: 'form', explode: true } : {}),
+      description: oneBased ? 'field:direction pairs separated by ;, or field,direction with the parameter repeated' : 'field:direction pairs separated by ;',
+    },
+    { name: 'filter', in: 'query', schema: { type: 'string' }, description: "e.g. name=='x' and (priority>2 or statusSlug=in=('open','done'))" },
+    { name: 'query', in: 'query', schema: { type: 'string' }, description: 'Free-text search over the searchable fields' },
+  ];
+}
+
+function resourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
+  const { name, path } = resource;
+  const plural = upperFirst(resource.listName);
+  const tags = [path];
+  return {
+    [`/api/${path}`]: {
+      get: {
+        tags,
+        operationId: `list${plural}`,
+        summary: `List ${path}`,
+        parameters: listParameters(resource),
+        responses: { '200': { description: 'A page', content: json(ref(`${name}Page`)) }, ...errors('400', '401') },
+      },
+      post: {
+        tags,
+        operationId: `create${name}`,
+        summary: `Create a ${name}`,
+        requestBody: { required: true, content: json(ref(`${name}CreateRequest`)) },
+        responses: {
+          '201': { description: 'Created', headers: { Location: { schema: { type: 'string' } } }, content: json(ref(name)) },
+          ...errors('400', '401', '403', '409'),
+        },
+      },
+    },
+    [`/api/${path}/{id}`]: {
+      get: {
+        tags,
+        operationId: `get${name}`,
+        parameters: [idParameter],
+        responses: { '200': { description: 'The resource', content: json(ref(name)) }, ...errors('400', '401', '403', '404') },
+      },
+      put: {
+        tags,
+        operationId: `update${name}`,
+        parameters: [idParameter],
+        requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
+        responses: { '200': { description: 'Updated', content: json(ref(name)) }, ...errors('400', '401', '403', '404', '409') },
+      },
+      delete: {
+        tags,
+        operationId: `delete${name}`,
+        parameters: [idParameter],
+        description: resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently',
+        responses: { '204': { description: 'Deleted' }, ...errors('400', '401', '403', '404', '409') },
+      },
+    },
+    [`/api/${path}/{id}/sequence`]: {
+      get: {
+        tags,
+        operationId: `get${name}Sequence`,
+        summary: 'The current change sequence, to compare with changeSequence before updating',
+        parameters: [idParameter],
+        responses: { '200': { description: 'The current change sequence', content: json({ type: 'integer', format: 'int32' }) }, ...errors('400', '401', '403', '404') },
+      },
+    },
+  };
+}
+
+function pageSchema(name: string): JsonSchema {
+  const int32 = { type: 'integer', format: 'int32' };
+  return {
+    type: 'object',
+    properties: {
+      content: { type: 'array', items: ref(name) },
+      first: { type: 'boolean' },
+      last: { type: 'boolean' },
+      number: { ...int32, description: 'Current page, 0-indexed' },
+      numberOfElements: int32,
+      size: int32,
+      totalElements: { type: 'integer', format: 'int64' },
+      totalPages: int32,
+      pageable: ref('Pageable'),
+      sort: ref('SortObject'),
+    },
+    required: ['content', 'first', 'last', 'number', 'numberOfElements', 'size', 'totalElements', 'totalPages', 'pageable', 'sort'],
+  };
+}
+
+const sharedSchemas: Record<string, JsonSchema> = {
+  Error: {
+    type: 'object',
+    properties: {
+      error: { type: 'string', description: 'HTTP reason phrase' },
+      message: { type: 'string' },
+      status: { type: 'integer', format: 'int32' },
+      details: {
+        type: 'array',
+        items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
+      },
+    },
+    required: ['error', 'message', 'status'],
+  },
+  ConflictError: {
+    allOf: [
+      ref('Error'),
+      { type: 'object', properties: { currentChangeSequence: { type: 'integer', format: 'int32', description: 'Present when the changeSequence sent was stale' } } },
+    ],
+  },
+  SortObject: {
+    type: 'object',
+    properties: { empty: { type: 'boolean' }, sorted: { type: 'boolean' }, unsorted: { type: 'boolean' } },
+    required: ['empty', 'sorted', 'unsorted'],
+  },
+  Pageable: {
+    type: 'object',
+    properties: {
+      offset: { type: 'integer', format: 'int64' },
+      pageNumber: { type: 'integer', format: 'int32' },
+      pageSize: { type: 'integer', format: 'int32' },
+      paged: { type: 'boolean' },
+      unpaged: { type: 'boolean' },
+      sort: ref('SortObject'),
+    },
+    required: ['offset', 'pageNumber', 'pageSize', 'paged', 'unpaged', 'sort'],
+  },
+};
+
+/** The OpenAPI 3.0.3 document of the whole API, derived from the same declarations as GraphQL. */
+export function buildOpenApiDocument(resources: readonly Resource[]): Record<string, unknown> {
+  const schemas: Record<string, JsonSchema> = { ...sharedSchemas };
+  for (const definition of registeredEnums()) schemas[definition.name] = { type: 'string', enum: [...definition.values] };
+  for (const resource of resources) {
+    schemas[resource.name] = entitySchema(resource.entity, resource.fields);
+    schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
+    schemas[`${resource.name}UpdateRequest`] = requestSchema(resource, 'update');
+    schemas[`${resource.name}Page`] = pageSchema(resource.name);
+  }
+  const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Document Processing Platform API',
+      version: '8.0.0',
+      description: 'REST API of the document-processing and workflow platform. The same model is served as GraphQL at /graphql.',
+    },
+    servers: [{ url: '/', description: 'This instance' }],
+    security: [{ 'x-api-key': [] }, { bearerAuth: [] }],
+    tags: resources.map((r) => ({ name: r.path })),
+    paths: {
+      ...Object.assign({}, ...resources.map(resourcePaths)),
+      '/v3/api-docs': {
+        get: {
+          tags: ['meta'],
+          operationId: 'getApiDocs',
+          summary: 'This OpenAPI document',
+          responses: { '200': { description: 'OpenAPI 3.0.3 document', content: json({ type: 'object' }) }, ...errors('401') },
+        },
+      },
+    },
+    components: {
+      schemas,
+      responses: {
+        BadRequest: errorResponse('Invalid parameters or body'),
+        Unauthorized: errorResponse('Missing or invalid credentials'),
+        Forbidden: errorResponse('Authenticated without permission'),
+        NotFound: errorResponse('No resource with the given id'),
+        Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
+      },
+      securitySchemes: {
+        'x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+      },
+    },
+  };
+}

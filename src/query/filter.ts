@@ -1,0 +1,104 @@
+import type { EntityClass, FilterQuery } from '@mikro-orm/core';
+import { parse } from '@rsql/parser';
+import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
+import { BadRequestError } from '../errors/api-error';
+import type { FieldMeta } from '../model/fields';
+import { isUuid } from '../services/input';
+import { nest, resolveFieldPath } from './field-path';
+
+type Condition = Record<string, unknown>;
+
+/**
+ * Translates the filter language (RSQL `;`/`,` and the `and`/`or` words, parentheses, == != =like= =in=
+ * =out= > >= < <= =gt= =ge= =lt= =le= =isnull=) into a MikroORM condition. Values are bound as
+ * parameters by the ORM; nothing is concatenated into SQL.
+ */
+export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): FilterQuery<T> | undefined {
+  if (!text || !text.trim()) return undefined;
+  let ast: ExpressionNode;
+  try {
+    ast = parse(text);
+  } catch (error) {
+    throw BadRequestError.forField('filter', `malformed expression: ${(error as Error).message}`);
+  }
+  return translate(entity, ast) as FilterQuery<T>;
+}
+
+function translate(entity: EntityClass<object>, node: ExpressionNode): Condition {
+  if (node.type === 'LOGIC') return translateLogic(entity, node as LogicNode);
+  return translateComparison(entity, node as ComparisonNode);
+}
+
+function translateLogic(entity: EntityClass<object>, node: LogicNode): Condition {
+  const operator = node.operator === ';' || node.operator === 'and' ? '$and' : '$or';
+  return { [operator]: [translate(entity, node.left), translate(entity, node.right)] };
+}
+
+const COMPARISONS: Record<string, string> = {
+  '==': '$eq',
+  '!=': '$ne',
+  '>': '$gt',
+  '=gt=': '$gt',
+  '>=': '$gte',
+  '=ge=': '$gte',
+  '<': '$lt',
+  '=lt=': '$lt',
+  '<=': '$lte',
+  '=le=': '$lte',
+};
+
+function translateComparison(entity: EntityClass<object>, node: ComparisonNode): Condition {
+  const { field, properties } = resolveFieldPath(entity, node.left.selector, 'filter');
+  const raw = node.right.value;
+  const operator = node.operator;
+  if (operator === '=isnull=') {
+    if (raw !== 'true' && raw !== 'false') throw BadRequestError.forField('filter', `=isnull= takes true or false`);
+    return nest(properties, raw === 'true' ? { $eq: null } : { $ne: null });
+  }
+  if (operator === '=in=' || operator === '=out=') {
+    const list = (Array.isArray(raw) ? raw : [raw]).map((v) => coerce(field, v, node.left.selector));
+    return nest(properties, { [operator === '=in=' ? '$in' : '$nin']: list });
+  }
+  if (Array.isArray(raw)) throw BadRequestError.forField('filter', `${operator} takes a single value`);
+  if (operator === '=like=') {
+    if (field.kind !== 'string') throw BadRequestError.forField('filter', `=like= applies to text fields, not "${node.left.selector}"`);
+    return nest(properties, { $ilike: likePattern(raw) });
+  }
+  const mapped = COMPARISONS[operator];
+  if (!mapped) throw BadRequestError.forField('filter', `unknown operator ${operator}`);
+  return nest(properties, { [mapped]: coerce(field, raw, node.left.selector) });
+}
+
+/** `*` is the wildcard; SQL's own wildcards in the value are matched literally. */
+function likePattern(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`).replace(/\*/g, '%');
+}
+
+function coerce(field: FieldMeta, value: string, path: string): unknown {
+  const invalid = (expected: string) => BadRequestError.forField('filter', `"${path}" expects ${expected}, got "${value}"`);
+  switch (field.kind) {
+    case 'boolean':
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw invalid('true or false');
+    case 'int':
+    case 'number': {
+      const number = Number(value);
+      if (value.trim() === '' || !Number.isFinite(number) || (field.kind === 'int' && !Number.isInteger(number))) throw invalid('a number');
+      return number;
+    }
+    case 'dateTime': {
+      const date = new Date(value);
+      if (Number.isNaN(date.getTime())) throw invalid('an ISO 8601 date-time');
+      return date;
+    }
+    case 'id':
+    case 'reference':
+      if (!isUuid(value)) throw invalid('a UUID');
+      return value.toLowerCase();
+    case 'enum':
+      if (!field.enum!.values.includes(value)) throw invalid(`one of ${field.enum!.values.join(', ')}`);
+      return value;
+    default:
+      return value;
+  }
+}

@@ -1,0 +1,21 @@
+import type { FieldMeta } from '../model/fields';
+
+/** `query`: case-insensitive free text over the searchable fields (or the searchText column where one exists). */
+export function searchCondition(fields: FieldMeta[], text: string | undefined): Record<string, unknown> | undefined {
+  const words = text?.trim();
+  if (!words) return undefined;
+  const pattern = `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  if (fields.some((f) => f.name === 'searchText')) return { searchText: { $ilike: pattern } };
+  const searchable = fields.filter((f) => f.options.searchable);
+  return { $or: searchable.map((f) => ({ [f.name]: { $ilike: pattern } })) };
+}
+
+/** The stored searchText: the searchable values, lowercased, one line. */
+export function searchTextOf(fields: FieldMeta[], values: Record<string, unknown>): string {
+  return fields
+    .filter((f) => f.options.searchable)
+    .map((f) => values[f.name])
+    .filter((v): v is string => typeof v === 'string' && v !== '')
+    .join(' ')
+    .toLowerCase();
+}

@@ -1,0 +1,39 @@
+import type { EntityClass, QueryOrderMap } from '@mikro-orm/core';
+import { BadRequestError } from '../errors/api-error';
+import { nest, resolveFieldPath } from './field-path';
+
+export interface SortTerm {
+  path: string;
+  direction: 'asc' | 'desc';
+}
+
+/**
+ * `name:asc;createdOn:desc`; listings that allow it also take the repeated `sort=name,desc` form.
+ * The direction defaults to ascending.
+ */
+export function parseSort(entity: EntityClass<object>, raw: string | string[] | undefined, allowCommaForm: boolean): SortTerm[] {
+  const params = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((p) => p.trim() !== '');
+  const terms: SortTerm[] = [];
+  for (const param of params) {
+    const commaForm = allowCommaForm && !param.includes(':') && !param.includes(';');
+    const pieces = commaForm ? [param.split(',').map((s) => s.trim()).join(':')] : param.split(';');
+    for (const piece of pieces) terms.push(parseTerm(entity, piece.trim()));
+  }
+  return terms;
+}
+
+function parseTerm(entity: EntityClass<object>, term: string): SortTerm {
+  const [path, direction = 'asc', ...rest] = term.split(':').map((s) => s.trim());
+  if (!path || rest.length) throw BadRequestError.forField('sort', `malformed sort term "${term}"; use field:asc or field:desc`);
+  const lower = direction.toLowerCase();
+  if (lower !== 'asc' && lower !== 'desc') throw BadRequestError.forField('sort', `direction of "${path}" must be asc or desc`);
+  resolveFieldPath(entity, path, 'sort');
+  return { path, direction: lower };
+}
+
+/** ORM order clauses for the terms, ending with the id so that pages never overlap. */
+export function toOrderBy(entity: EntityClass<object>, terms: SortTerm[]): QueryOrderMap<object>[] {
+  const clauses = terms.map((t) => nest(resolveFieldPath(entity, t.path, 'sort').properties, t.direction) as QueryOrderMap<object>);
+  const defaults = terms.length ? [] : [{ createdOn: 'asc' } as QueryOrderMap<object>];
+  return [...clauses, ...defaults, { id: 'asc' } as QueryOrderMap<object>];
+}

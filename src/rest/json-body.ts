@@ -1,0 +1,47 @@
+import type { NextFunction, Request, Response } from 'express';
+import { visit } from 'jsonc-parser';
+import { BadRequestError } from '../errors/api-error';
+
+/** Largest request body accepted, in bytes. */
+export const BODY_LIMIT = '1mb';
+
+/**
+ * Parses the raw request body as strict JSON and refuses objects that repeat a key, exactly or in
+ * another letter case (`name` and `Name`): JSON.parse alone would silently keep the last one.
+ */
+export function jsonBody(req: Request, _res: Response, next: NextFunction): void {
+  const raw: unknown = req.body;
+  const text = Buffer.isBuffer(raw) ? raw.toString('utf8') : '';
+  if (text.trim() === '') {
+    req.body = undefined;
+    return next();
+  }
+  try {
+    req.body = JSON.parse(text);
+  } catch (error) {
+    return next(new BadRequestError(`request body is not valid JSON: ${(error as Error).message}`));
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate) return next(BadRequestError.forField(duplicate.path, `repeats the key "${duplicate.key}" (keys are compared without regard to case)`));
+  next();
+}
+
+function findDuplicateKey(text: string): { key: string; path: string } | undefined {
+  const open: Set<string>[] = [];
+  let found: { key: string; path: string } | undefined;
+  visit(text, {
+    onObjectBegin: () => {
+      open.push(new Set());
+    },
+    onObjectEnd: () => {
+      open.pop();
+    },
+    onObjectProperty: (property, _offset, _length, _line, _column, pathSupplier) => {
+      const keys = open[open.length - 1];
+      const folded = property.toLowerCase();
+      if (!found && keys.has(folded)) found = { key: property, path: [...pathSupplier(), property].join('.') };
+      keys.add(folded);
+    },
+  });
+  return found;
+}

@@ -1,0 +1,41 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PlatformUser } from '../entities/platform-user';
+import { Loaders } from './loaders';
+import type { Services } from './services';
+
+/** Who is asking. Every service call carries one; permissions are decided from it alone. */
+export type Actor =
+  | { kind: 'user'; user: PlatformUser; isAdmin: boolean; accessTokenId?: string }
+  | { kind: 'system' };
+
+/** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
+export class RequestContext {
+  readonly loaders: Loaders;
+  /** Organization ids the actor belongs to, looked up once per request. */
+  memberships?: Promise<Set<string>>;
+
+  constructor(
+    readonly em: EntityManager,
+    readonly actor: Actor,
+    readonly services: Services,
+  ) {
+    this.loaders = new Loaders(this);
+  }
+
+  get isAdmin(): boolean {
+    return this.actor.kind === 'system' || this.actor.isAdmin;
+  }
+
+  get user(): PlatformUser | undefined {
+    return this.actor.kind === 'user' ? this.actor.user : undefined;
+  }
+
+  /** Runs `work` in one database transaction: everything it wrote is kept, or nothing is. */
+  transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
+    return this.em.transactional((em) => {
+      const inner = new RequestContext(em as EntityManager, this.actor, this.services);
+      inner.memberships = this.memberships;
+      return work(inner);
+    });
+  }
+}

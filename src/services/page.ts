@@ -1,0 +1,34 @@
+import type { SortTerm } from '../query/sort';
+
+/** One page of a listing as the services produce it; the adapters shape it for REST and GraphQL. */
+export interface PageResult<T> {
+  items: T[];
+  totalElements: number;
+  /** Zero-based. */
+  page: number;
+  pageSize: number;
+  sort: SortTerm[];
+}
+
+export interface PageSummary {
+  totalElements: number;
+  totalPages: number;
+  number: number;
+  size: number;
+  numberOfElements: number;
+  first: boolean;
+  last: boolean;
+}
+
+export function summarizePage(result: PageResult<unknown>): PageSummary {
+  const totalPages = Math.ceil(result.totalElements / result.pageSize);
+  return {
+    totalElements: result.totalElements,
+    totalPages,
+    number: result.page,
+    size: result.pageSize,
+    numberOfElements: result.items.length,
+    first: result.page === 0,
+    last: result.page >= totalPages - 1,
+  };
+}

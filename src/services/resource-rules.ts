@@ -1,0 +1,14 @@
+import type { RequestContext } from './context';
+
+/**
+ * Per-resource business rules the generic service calls at fixed points; each runs inside the write's
+ * transaction, so anything it throws leaves nothing written.
+ */
+export interface ResourceRules<T extends object> {
+  /** Complete derived values (slugs, owner ids) of a new row before it is inserted. */
+  beforeCreate?(ctx: RequestContext, values: Partial<T>): Promise<void>;
+  /** React to the changed values of an existing row before it is saved; may adjust `changes`. */
+  beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>): Promise<void>;
+  /** Create dependent rows once the new row exists. */
+  afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
+}

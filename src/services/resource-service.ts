@@ -1,0 +1,225 @@
+import {
+  ForeignKeyConstraintViolationException,
+  LockMode,
+  type EntityClass,
+  type FilterQuery,
+  type FindOptions,
+} from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
+import type { BaseEntity } from '../entities/base';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
+import { implicitDefault } from '../model/fields';
+import type { Resource } from '../model/resource';
+import { parseFilter } from '../query/filter';
+import { parsePaging, type PageRequest } from '../query/paging';
+import { searchCondition, searchTextOf } from '../query/search';
+import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
+import type { RequestContext } from './context';
+import { isUuid, parseInput } from './input';
+import type { PageResult } from './page';
+import { and, liveRows, visibleRows } from './tenancy';
+
+/** Raw list parameters as they arrive from a query string or GraphQL arguments. */
+export interface ListParams {
+  page?: unknown;
+  pageSize?: unknown;
+  filter?: string | null;
+  query?: string | null;
+  sort?: string | string[] | null;
+}
+
+interface ListPlan {
+  where: Record<string, unknown>;
+  paging: PageRequest;
+  sort: SortTerm[];
+  orderBy: FindOptions<object>['orderBy'];
+}
+
+type Row = BaseEntity & Record<string, unknown>;
+
+/**
+ * The one implementation of list, get, create, update, delete and sequence for every registered
+ * resource. REST handlers and GraphQL resolvers call these methods and nothing below them.
+ */
+export class ResourceService<T extends BaseEntity = BaseEntity> {
+  constructor(readonly resource: Resource<T>) {}
+
+  private get entity(): EntityClass<T> {
+    return this.resource.entity;
+  }
+
+  async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
+    const plan = await this.plan(ctx, params);
+    const [items, totalElements] = await ctx.em.findAndCount(this.entity, plan.where as FilterQuery<T>, {
+      orderBy: plan.orderBy,
+      limit: plan.paging.pageSize,
+      offset: plan.paging.page * plan.paging.pageSize,
+    } as FindOptions<T>);
+    return { items, totalElements, page: plan.paging.page, pageSize: plan.paging.pageSize, sort: plan.sort };
+  }
+
+  /** One page per parent, for a to-many relation, in a single statement for all parents. */
+  async listByParents(ctx: RequestContext, foreignKey: string, parentIds: readonly string[], params: ListParams): Promise<Map<string, PageResult<T>>> {
+    const plan = await this.plan(ctx, params);
+    const rows = (await ctx.em.find(this.entity, and(plan.where, { [foreignKey]: { $in: [...parentIds] } }) as FilterQuery<T>, {
+      orderBy: plan.orderBy,
+    } as FindOptions<T>)) as (T & Record<string, unknown>)[];
+    const grouped = new Map<string, T[]>(parentIds.map((id) => [id, []]));
+    for (const row of rows) grouped.get(row[foreignKey] as string)?.push(row);
+    const { page, pageSize } = plan.paging;
+    return new Map(
+      [...grouped].map(([parentId, items]) => [
+        parentId,
+        { items: items.slice(page * pageSize, (page + 1) * pageSize), totalElements: items.length, page, pageSize, sort: plan.sort },
+      ]),
+    );
+  }
+
+  /** The visible, live rows among `ids` (used by the per-request loaders). */
+  async findByIds(ctx: RequestContext, ids: readonly string[]): Promise<T[]> {
+    const where = and({ id: { $in: ids.filter(isUuid) } }, liveRows(this.resource), await visibleRows(ctx, this.resource));
+    return ctx.em.find(this.entity, where as FilterQuery<T>);
+  }
+
+  get(ctx: RequestContext, id: string): Promise<T> {
+    return this.findVisible(ctx, id, false);
+  }
+
+  async sequence(ctx: RequestContext, id: string): Promise<number> {
+    return (await this.get(ctx, id)).changeSequence;
+  }
+
+  async create(ctx: RequestContext, body: unknown): Promise<T> {
+    const { values } = parseInput(this.resource, body, 'create');
+    return ctx.transaction(async (tx) => {
+      await this.resource.rules.beforeCreate?.(tx, values as Partial<T>);
+      await this.assertReferencesExist(tx, values);
+      const now = new Date();
+      this.completeServerFields(values);
+      Object.assign(values, { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
+      this.refreshSearchText(values);
+      const entity = tx.em.create(this.entity, values as never);
+      await tx.em.flush();
+      await this.resource.rules.afterCreate?.(tx, entity);
+      await tx.em.flush();
+      await this.assertStillVisible(tx, entity.id, 'create');
+      return entity;
+    });
+  }
+
+  async update(ctx: RequestContext, id: string, body: unknown): Promise<T> {
+    const { values, changeSequence } = parseInput(this.resource, body, 'update');
+    return ctx.transaction(async (tx) => {
+      const entity = await this.findVisible(tx, id, true);
+      if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
+        throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
+      }
+      const changes = changedValues(entity as Row, values);
+      await this.resource.rules.beforeUpdate?.(tx, entity, changes as Partial<T>);
+      const effective = changedValues(entity as Row, changes);
+      if (Object.keys(effective).length === 0) return entity;
+      await this.assertReferencesExist(tx, effective);
+      Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
+      this.refreshSearchText(effective, entity as Row);
+      tx.em.assign(entity, effective as never);
+      await tx.em.flush();
+      await this.assertStillVisible(tx, entity.id, 'update');
+      return entity;
+    });
+  }
+
+  async delete(ctx: RequestContext, id: string): Promise<void> {
+    await ctx.transaction(async (tx) => {
+      const entity = (await this.findVisible(tx, id, true)) as Row;
+      const mode = this.resource.delete;
+      if (mode.kind === 'soft') {
+        const now = new Date();
+        Object.assign(entity, { [mode.field]: mode.value, changeSequence: entity.changeSequence + 1, updatedOn: now });
+        if (mode.stamp) Object.assign(entity, { deletedDate: now, deleteUserId: tx.user?.id ?? null, deleteUserEmail: tx.user?.email ?? null });
+      } else {
+        tx.em.remove(entity);
+      }
+      try {
+        await tx.em.flush();
+      } catch (error) {
+        if (error instanceof ForeignKeyConstraintViolationException) {
+          throw new ConflictError(`${this.resource.name} ${id} is still referenced by other records`);
+        }
+        throw error;
+      }
+    });
+  }
+
+  private async plan(ctx: RequestContext, params: ListParams): Promise<ListPlan> {
+    const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
+    const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
+    const where = and(
+      await visibleRows(ctx, this.resource),
+      liveRows(this.resource),
+      parseFilter(this.entity, params.filter ?? undefined) as Record<string, unknown> | undefined,
+      searchCondition(this.resource.fields, params.query ?? undefined),
+    );
+    return { where, paging, sort, orderBy: toOrderBy(this.entity, sort) as FindOptions<object>['orderBy'] };
+  }
+
+  /** 400 for a malformed id, 404 when no live row has it, 403 when the caller may not see it. */
+  private async findVisible(ctx: RequestContext, id: string, lock: boolean): Promise<T> {
+    if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
+    const live = and({ id: id.toLowerCase() }, liveRows(this.resource));
+    const visible = await visibleRows(ctx, this.resource);
+    // Row locks cannot cover the outer joins a scope condition may need, so a locked read checks scope apart.
+    const entity = await ctx.em.findOne(this.entity, (lock ? live : and(live, visible)) as FilterQuery<T>, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (entity && (!lock || !visible || (await ctx.em.count(this.entity, and(live, visible) as FilterQuery<T>)))) return entity;
+    if (entity || (visible && (await ctx.em.count(this.entity, live as FilterQuery<T>)))) {
+      throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+    }
+    throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
+  }
+
+  /** After a write the row must still be the caller's: a write into another tenant is undone. */
+  private async assertStillVisible(ctx: RequestContext, id: string, action: string): Promise<void> {
+    ctx.memberships = undefined;
+    const visible = await visibleRows(ctx, this.resource);
+    if (visible && !(await ctx.em.count(this.entity, and({ id }, visible) as FilterQuery<T>))) {
+      throw new ForbiddenError(`you may not ${action} this ${this.resource.name} there`);
+    }
+  }
+
+  /** A reference to a record that does not exist (or that the caller cannot see) is a 400 naming the field. */
+  private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>): Promise<void> {
+    for (const field of this.resource.fields) {
+      const id = values[field.name];
+      if (!field.reference || typeof id !== 'string') continue;
+      const target = field.reference.target();
+      const service = ctx.services.forEntity(target);
+      const found = service ? (await service.findByIds(ctx, [id])).length : await ctx.em.count(target, { id });
+      if (!found) throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
+    }
+  }
+
+  /** Server-owned fields (deleted, locked, searchText ...) start at their defaults. */
+  private completeServerFields(values: Record<string, unknown>): void {
+    for (const field of this.resource.fields) {
+      if (field.name in values) continue;
+      const fallback = implicitDefault(field);
+      if (fallback !== undefined) values[field.name] = fallback;
+    }
+  }
+
+  private refreshSearchText(values: Record<string, unknown>, current?: Row): void {
+    if (!this.resource.fields.some((f) => f.name === 'searchText')) return;
+    values.searchText = searchTextOf(this.resource.fields, { ...current, ...values });
+  }
+}
+
+/** The entries of `values` that differ from what the row holds (dates by instant, JSON by content). */
+function changedValues(row: Row, values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([key, value]) => !sameValue(row[key], value)));
+}
+
+function sameValue(current: unknown, next: unknown): boolean {
+  if (current instanceof Date && next instanceof Date) return current.getTime() === next.getTime();
+  if (current === undefined) return next === null || next === undefined;
+  return isDeepStrictEqual(current, next);
+}

@@ -1,0 +1,28 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { BaseEntity } from '../entities/base';
+import type { Resource } from '../model/resource';
+import { ResourceService } from './resource-service';
+
+/** The service of every registered resource, found by path or by entity class. */
+export class Services {
+  private readonly byPath = new Map<string, ResourceService>();
+  private readonly byEntity = new Map<EntityClass<object>, ResourceService>();
+
+  constructor(readonly resources: readonly Resource[]) {
+    for (const resource of resources) {
+      const service = new ResourceService(resource as Resource<BaseEntity>);
+      this.byPath.set(resource.path, service);
+      this.byEntity.set(resource.entity, service);
+    }
+  }
+
+  resource(path: string): ResourceService {
+    const service = this.byPath.get(path);
+    if (!service) throw new Error(`no resource registered at ${path}`);
+    return service;
+  }
+
+  forEntity(entity: EntityClass<object>): ResourceService | undefined {
+    return this.byEntity.get(entity);
+  }
+}
