@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { entities } from '../entities';
 import { projectRoot } from './project-root';
 import { CountingLogger } from './query-counter';
+import { logger } from '../http/logger';
 
 export function ormOptions(clientUrl: string): Options {
   return defineConfig({
@@ -13,6 +14,8 @@ export function ormOptions(clientUrl: string): Options {
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     forceUtcTimezone: true,
+    // Migrations always run compiled (dist/migrations), also under the test runner.
+    preferTs: false,
     allowGlobalContext: false,
     loggerFactory: (options) => new CountingLogger(options),
     debug: process.env.LOG_SQL === '1' ? ['query'] : false,
@@ -26,6 +29,7 @@ export function ormOptions(clientUrl: string): Options {
       snapshot: false,
       transactional: true,
       allOrNothing: true,
+      silent: true,
     },
   });
 }
@@ -33,6 +37,7 @@ export function ormOptions(clientUrl: string): Options {
 /** Connects and applies pending migrations. */
 export async function openDatabase(clientUrl: string): Promise<MikroORM<PostgreSqlDriver>> {
   const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
-  await orm.getMigrator().up();
+  const applied = await orm.getMigrator().up();
+  if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
   return orm;
 }

@@ -1,0 +1,80 @@
+import type { MikroORM } from '@mikro-orm/core';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { inject } from 'vitest';
+import { createApp } from '../../src/app';
+import { generateApiKey } from '../../src/auth/api-keys';
+import { bootstrapAdministrator } from '../../src/auth/bootstrap';
+import { openDatabase } from '../../src/database/orm';
+import { queryCounter } from '../../src/database/query-counter';
+
+export interface Answer<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface TestServer {
+  url: string;
+  /** The bootstrap administrator's API key. */
+  adminKey: string;
+  orm: MikroORM;
+  /** A JSON request; `body` is sent as JSON unless it is already a string. */
+  request<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Answer<T>>;
+  /** A GraphQL request as the administrator (or `key`). */
+  graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<Answer<{ data?: T; errors?: any[] }>>;
+  /** The SQL statements sent while `work` runs. */
+  countQueries(work: () => Promise<unknown>): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The real application on a random port against the run's PostgreSQL database. */
+export async function startServer(): Promise<TestServer> {
+  const orm = await openDatabase(inject('databaseUrl'));
+  const adminKey = generateApiKey();
+  await bootstrapAdministrator(orm, adminKey);
+  const app = await createApp(orm);
+  const server: Server = await new Promise((resolve) => {
+    const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const request: TestServer['request'] = async (method, path, options = {}) => {
+    const key = options.key === undefined ? adminKey : options.key;
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...options.headers };
+    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed as any, headers: response.headers, text };
+  };
+
+  return {
+    url,
+    adminKey,
+    orm,
+    request,
+    graphql: (query, variables, key) => request('POST', '/graphql', { body: { query, variables }, key }),
+    async countQueries(work) {
+      const before = queryCounter.total;
+      await work();
+      return queryCounter.total - before;
+    },
+    async close() {
+      await new Promise((resolve) => server.close(resolve));
+      await app.close();
+      await orm.close();
+    },
+  };
+}
+
+/** A unique suffix so that tests sharing the run's database never collide. */
+export function unique(prefix = 't'): string {
+  return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
