@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
 import { authenticate } from './auth/authenticate';
 import { graphqlHandler } from './graphql/server';
+import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
@@ -15,7 +16,7 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The HTTP application: health, then authentication, then OpenAPI, REST under /api and GraphQL. */
+/** The HTTP application: health and the browser explorers, then authentication, then OpenAPI, REST under /api and GraphQL. */
 export async function createApp(orm: MikroORM): Promise<App> {
   const services = new Services(resources);
   const graphql = await graphqlHandler(resources);
@@ -25,6 +26,7 @@ export async function createApp(orm: MikroORM): Promise<App> {
   app.set('query parser', 'simple');
 
   app.get('/health', healthHandler(orm));
+  app.use(explorerRouter());
   app.use(authenticate(orm, services));
   app.get('/v3/api-docs', (_req, res) => {
     res.json(openApi);
