@@ -1,3 +1,4 @@
+import './env';
 import 'reflect-metadata';
 import { createApp } from './app';
 import { bootstrapAdministrator } from './auth/bootstrap';

@@ -39,6 +39,14 @@ export abstract class ApiError extends Error {
       ...this.extra,
     };
   }
+
+  /** The same error as one entry of a GraphQL `errors` list. */
+  toGraphqlError(): { message: string; extensions: Record<string, unknown> } {
+    return {
+      message: this.message,
+      extensions: { code: this.code, status: this.status, ...(this.details?.length ? { details: this.details } : {}), ...this.extra },
+    };
+  }
 }
 
 export class BadRequestError extends ApiError {

@@ -16,12 +16,5 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   if (!(original instanceof ApiError) && original instanceof GraphQLError && !original.originalError) {
     return { ...formatted, extensions: { code: 'BAD_REQUEST', status: 400 } };
   }
-  const apiError = normalizeError(original);
-  const { error: _reason, message, status, ...extra } = apiError.toBody();
-  return {
-    message: String(message),
-    locations: formatted.locations,
-    path: formatted.path,
-    extensions: { code: apiError.code, status, ...extra },
-  };
+  return { ...normalizeError(original).toGraphqlError(), locations: formatted.locations, path: formatted.path };
 }

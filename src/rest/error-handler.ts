@@ -2,10 +2,17 @@ import type { NextFunction, Request, Response } from 'express';
 import { BadRequestError, NotFoundError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 
-/** Every REST error leaves here as `{error, message, status}` JSON; never a stack trace. */
-export function errorHandler(error: unknown, _req: Request, res: Response, _next: NextFunction): void {
+/**
+ * Every error raised outside a GraphQL operation leaves here: `{error, message, status}` JSON for REST,
+ * a GraphQL error list for /graphql (refused credentials, rate limits); never a stack trace.
+ */
+export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const apiError = normalizeError(isBodyParserError(error) ? new BadRequestError(bodyParserMessage(error)) : error);
-  res.status(apiError.status).json(apiError.toBody());
+  res.status(apiError.status).json(isGraphqlRequest(req) ? { errors: [apiError.toGraphqlError()] } : apiError.toBody());
+}
+
+function isGraphqlRequest(req: Request): boolean {
+  return req.path === '/graphql' || req.originalUrl.startsWith('/graphql');
 }
 
 export function notFoundHandler(req: Request, _res: Response, next: NextFunction): void {

@@ -4,8 +4,11 @@ import type { RequestContext } from '../services/context';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** How many levels of referenced objects a REST answer embeds (Project → organization; TeamMember → team → organization). */
-const EMBED_DEPTH = 2;
+/**
+ * How many levels of referenced objects a REST answer embeds: `Project.organization` is an object, its
+ * own references are ids (and null objects). Deeper graphs are what GraphQL is for.
+ */
+const EMBED_DEPTH = 1;
 
 /** The JSON of one entity: every declared field, dates as ISO text, referenced objects embedded. */
 export function present(ctx: RequestContext, resource: Resource, entity: object): Promise<Json> {

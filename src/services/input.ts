@@ -44,6 +44,10 @@ export function parseInput(resource: Resource, body: unknown, mode: WriteMode): 
       if (mode === 'create') completeOmitted(field, values, issues);
       continue;
     }
+    if (raw === null && mode === 'create' && field.options.required) {
+      issues.push({ field: field.name, message: 'is required and must not be null' });
+      continue;
+    }
     const checked = checkValue(field, raw);
     if ('issue' in checked) issues.push({ field: field.name, message: checked.issue });
     else values[field.name] = checked.value;

@@ -1,0 +1,122 @@
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { createApp } from '../app';
+import { generateApiKey } from '../auth/api-keys';
+import { bootstrapAdministrator } from '../auth/bootstrap';
+import { loadConfig } from '../config/config';
+import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../database/database-url';
+import { openDatabase } from '../database/orm';
+import { queryCounter } from '../database/query-counter';
+
+/**
+ * Throughput, latency and SQL statements per request of typical calls, against a scratch database
+ * seeded here (BENCH_ORGS x BENCH_PROJECTS x BENCH_TASKS). Bounded: BENCH_REQUESTS per scenario at
+ * BENCH_CONCURRENCY, loopback only.
+ */
+const ORGS = Number(process.env.BENCH_ORGS ?? 10);
+const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10);
+const TASKS = Number(process.env.BENCH_TASKS ?? 10);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 500);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
+
+type Call = (i: number) => Promise<Response>;
+
+async function main(): Promise<void> {
+  process.env.RATE_LIMIT_PER_MINUTE ??= '100000000';
+  process.env.RATE_LIMIT_BURST_PER_SECOND ??= '100000000';
+  const config = loadConfig();
+  const server = await databaseServer(config.databaseUrl, config.dataDir);
+  const scratch = `platform_bench_${process.pid}`;
+  await ensureDatabase(server.serverUrl, scratch);
+  const orm = await openDatabase(withDatabase(server.serverUrl, scratch));
+  const key = generateApiKey();
+  await bootstrapAdministrator(orm, key);
+  const app = await createApp(orm);
+  const listener = app.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => listener.once('listening', resolve));
+  const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const json = async (response: Promise<Response>) => (await response).json() as Promise<Record<string, any>>;
+
+  try {
+    console.log(`seeding ${ORGS} organizations x ${PROJECTS} projects x ${TASKS} tasks ...`);
+    const taskIds: string[] = [];
+    let firstOrg = '';
+    for (let o = 0; o < ORGS; o++) {
+      const org = await json(call('POST', '/api/organizations', { name: `Bench Org ${o}`, slug: `bench-org-${o}` }));
+      firstOrg ||= org.id;
+      await Promise.all(
+        Array.from({ length: PROJECTS }, async (_, p) => {
+          const project = await json(call('POST', '/api/projects', { name: `Project ${p}`, organizationId: org.id }));
+          for (let t = 0; t < TASKS; t++) {
+            const task = await json(call('POST', '/api/tasks', { projectId: project.id, title: `Task ${t}`, priority: t % 5 }));
+            taskIds.push(task.id);
+          }
+        }),
+      );
+    }
+    const nested = `{ organizations(pageSize: 10) { content { name projects(pageSize: 10) { totalElements content { name organization { slug } tasks(pageSize: 10) { totalElements content { title priority project { name } } } } } } } }`;
+    const scenarios: [string, Call][] = [
+      ['GET /api/tasks?pageSize=100', () => call('GET', '/api/tasks?pageSize=100')],
+      ["GET /api/projects?filter=organization.slug==…&sort=name:desc", (i) => call('GET', `/api/projects?filter=organization.slug=='bench-org-${i % ORGS}'&sort=name:desc`)],
+      ['GET /api/tasks/{id}', (i) => call('GET', `/api/tasks/${taskIds[i % taskIds.length]}`)],
+      ['PUT /api/tasks/{id}', (i) => call('PUT', `/api/tasks/${taskIds[i % taskIds.length]}`, { priority: i })],
+      ['POST /api/labels', (i) => call('POST', '/api/labels', { name: `label-${i}-${Date.now()}`, organizationId: firstOrg })],
+      ['GraphQL organizations → projects → tasks (10×10×10)', () => call('POST', '/graphql', { query: nested })],
+    ];
+    console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} at a time\n`);
+    console.log(pad('scenario', 58) + pad('req/s', 9) + pad('p50 ms', 9) + pad('p95 ms', 9) + 'SQL/req');
+    for (const [name, run] of scenarios) {
+      await measure(run, Math.min(50, REQUESTS));
+      const result = await measure(run, REQUESTS);
+      console.log(pad(name, 58) + pad(result.perSecond.toFixed(0), 9) + pad(result.p50.toFixed(1), 9) + pad(result.p95.toFixed(1), 9) + result.statements.toFixed(1));
+    }
+  } finally {
+    listener.close();
+    await app.close();
+    await orm.close();
+    await dropDatabase(server.serverUrl, scratch);
+    await server.stop();
+  }
+}
+
+async function measure(run: Call, count: number) {
+  const latencies: number[] = [];
+  const statementsBefore = queryCounter.total;
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const i = next++;
+        const t0 = performance.now();
+        const response = await run(i);
+        await response.arrayBuffer();
+        if (!response.ok) throw new Error(`request ${i} answered ${response.status}`);
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    perSecond: count / seconds,
+    p50: latencies[Math.floor(latencies.length * 0.5)],
+    p95: latencies[Math.floor(latencies.length * 0.95)],
+    statements: (queryCounter.total - statementsBefore) / count,
+  };
+}
+
+function pad(text: string, width: number): string {
+  return text.padEnd(width);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
