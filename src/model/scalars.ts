@@ -1,4 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind } from 'graphql';
+import { parseDateTime } from './date-time';
 export { GraphQLJSON as JSONScalar } from 'graphql-scalars';
 
 /** ISO 8601 UTC with milliseconds, the same text REST answers with. */
@@ -11,16 +12,16 @@ export const DateTimeScalar = new GraphQLScalarType<Date, string>({
     return date.toISOString();
   },
   parseValue(value) {
-    return parseDateTime(value);
+    return parseDateTimeInput(value);
   },
   parseLiteral(ast) {
     if (ast.kind !== Kind.STRING) throw new GraphQLError('DateTime must be a string');
-    return parseDateTime(ast.value);
+    return parseDateTimeInput(ast.value);
   },
 });
 
-function parseDateTime(value: unknown): Date {
-  const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
-  if (Number.isNaN(date.getTime())) throw new GraphQLError('DateTime must be an ISO 8601 date-time string');
+function parseDateTimeInput(value: unknown): Date {
+  const date = typeof value === 'string' ? parseDateTime(value) : undefined;
+  if (!date) throw new GraphQLError('DateTime must be an ISO 8601 date-time string');
   return date;
 }

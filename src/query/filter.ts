@@ -2,6 +2,7 @@ import type { EntityClass, FilterQuery } from '@mikro-orm/core';
 import { parse } from '@rsql/parser';
 import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
 import { BadRequestError } from '../errors/api-error';
+import { parseDateTime } from '../model/date-time';
 import type { FieldMeta } from '../model/fields';
 import { isUuid } from '../services/input';
 import { nest, resolveFieldPath } from './field-path';
@@ -15,6 +16,7 @@ type Condition = Record<string, unknown>;
  */
 export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): FilterQuery<T> | undefined {
   if (!text || !text.trim()) return undefined;
+  if (text.includes('\u0000')) throw BadRequestError.forField('filter', 'must not contain NUL characters');
   let ast: ExpressionNode;
   try {
     ast = parse(text);
@@ -87,8 +89,8 @@ function coerce(field: FieldMeta, value: string, path: string): unknown {
       return number;
     }
     case 'dateTime': {
-      const date = new Date(value);
-      if (Number.isNaN(date.getTime())) throw invalid('an ISO 8601 date-time');
+      const date = parseDateTime(value);
+      if (!date) throw invalid('an ISO 8601 date-time');
       return date;
     }
     case 'id':

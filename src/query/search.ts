@@ -1,9 +1,11 @@
+import { BadRequestError } from '../errors/api-error';
 import type { FieldMeta } from '../model/fields';
 
 /** `query`: case-insensitive free text over the searchable fields (or the searchText column where one exists). */
 export function searchCondition(fields: FieldMeta[], text: string | undefined): Record<string, unknown> | undefined {
   const words = text?.trim();
   if (!words) return undefined;
+  if (words.includes('\u0000')) throw BadRequestError.forField('query', 'must not contain NUL characters');
   const pattern = `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   if (fields.some((f) => f.name === 'searchText')) return { searchText: { $ilike: pattern } };
   const searchable = fields.filter((f) => f.options.searchable);

@@ -6,8 +6,9 @@ import { BadRequestError } from '../errors/api-error';
 export const BODY_LIMIT = '1mb';
 
 /**
- * Parses the raw request body as strict JSON and refuses objects that repeat a key, exactly or in
- * another letter case (`name` and `Name`): JSON.parse alone would silently keep the last one.
+ * Parses the raw request body as strict JSON and refuses a body that repeats a field, exactly or in
+ * another letter case (`name` and `Name`), or any object that repeats a key exactly: JSON.parse alone
+ * would silently keep the last one. Keys of nested free-form objects may differ in case only.
  */
 export function jsonBody(req: Request, _res: Response, next: NextFunction): void {
   const raw: unknown = req.body;
@@ -22,7 +23,7 @@ export function jsonBody(req: Request, _res: Response, next: NextFunction): void
     return next(new BadRequestError(`request body is not valid JSON: ${(error as Error).message}`));
   }
   const duplicate = findDuplicateKey(text);
-  if (duplicate) return next(BadRequestError.forField(duplicate.path, `repeats the key "${duplicate.key}" (keys are compared without regard to case)`));
+  if (duplicate) return next(BadRequestError.forField(duplicate.path, `repeats the key "${duplicate.key}" (field names are compared without regard to case)`));
   next();
 }
 
@@ -38,7 +39,7 @@ function findDuplicateKey(text: string): { key: string; path: string } | undefin
     },
     onObjectProperty: (property, _offset, _length, _line, _column, pathSupplier) => {
       const keys = open[open.length - 1];
-      const folded = property.toLowerCase();
+      const folded = open.length === 1 ? property.toLowerCase() : property;
       if (!found && keys.has(folded)) found = { key: property, path: [...pathSupplier(), property].join('.') };
       keys.add(folded);
     },

@@ -1,5 +1,6 @@
 import { BadRequestError, type FieldIssue } from '../errors/api-error';
 import { implicitDefault, type FieldMeta } from '../model/fields';
+import { parseDateTime } from '../model/date-time';
 import type { Resource } from '../model/resource';
 
 export type WriteMode = 'create' | 'update';
@@ -12,7 +13,6 @@ export interface ParsedInput {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 const INT32 = { min: -2147483648, max: 2147483647 };
 
 export function isUuid(value: unknown): value is string {
@@ -111,7 +111,9 @@ export function checkValue(field: FieldMeta, raw: unknown): Checked {
         ? { value }
         : { issue: `must be one of ${field.enum!.values.join(', ')}` };
     case 'stringArray':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') ? { value } : { issue: 'must be an array of strings' };
+      return Array.isArray(value) && value.every((v) => typeof v === 'string') && !containsNul(value)
+        ? { value }
+        : { issue: 'must be an array of strings' };
     case 'json':
       return checkJson(field, value);
   }
@@ -119,6 +121,7 @@ export function checkValue(field: FieldMeta, raw: unknown): Checked {
 
 function checkString(field: FieldMeta, value: unknown): Checked {
   if (typeof value !== 'string') return { issue: 'must be a string' };
+  if (value.includes('\u0000')) return { issue: 'must not contain NUL characters' };
   const { minLength, maxLength, pattern } = field.options;
   if (minLength !== undefined && value.length < minLength) return { issue: `must be at least ${minLength} characters` };
   if (maxLength !== undefined && value.length > maxLength) return { issue: `must be at most ${maxLength} characters` };
@@ -137,14 +140,22 @@ function checkNumber(field: FieldMeta, value: unknown, integer: boolean): Checke
 
 function checkDateTime(value: unknown): Checked {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return { value };
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value)) return { issue: 'must be an ISO 8601 date-time' };
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? { issue: 'must be an ISO 8601 date-time' } : { value: date };
+  const date = typeof value === 'string' ? parseDateTime(value) : undefined;
+  return date ? { value: date } : { issue: 'must be an ISO 8601 date-time' };
 }
 
 function checkJson(field: FieldMeta, value: unknown): Checked {
   const type = field.options.schema?.type;
   if (type === 'object' && !isPlainObject(value)) return { issue: 'must be a JSON object' };
   if (type === 'array' && !Array.isArray(value)) return { issue: 'must be a JSON array' };
+  if (containsNul(value)) return { issue: 'must not contain NUL characters' };
   return { value };
+}
+
+/** PostgreSQL text and jsonb cannot hold U+0000. */
+export function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  return false;
 }

@@ -11,27 +11,38 @@ export interface SlugScope {
   exceptId?: string;
 }
 
+/** Longest slug stored; suffixes are made to fit inside it. */
+export const SLUG_MAX_LENGTH = 100;
+
 /**
- * The first free slug among `base`, `base-1`, `base-2`, ... within the scope. Deleted rows keep their
- * slugs. A transaction-scoped advisory lock makes concurrent writers in one scope take turns.
+ * The first free slug among `base`, `base-1`, `base-2`, ... within the scope, each at most
+ * SLUG_MAX_LENGTH characters (the base is shortened to make room for the suffix). Deleted rows keep
+ * their slugs. A transaction-scoped advisory lock makes concurrent writers in one scope take turns.
  */
 export async function uniqueSlug(ctx: RequestContext, scope: SlugScope, base: string): Promise<string> {
   const lockKey = `${scope.entity.name}:${JSON.stringify(scope.within)}`;
   await ctx.em.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [lockKey], 'all', ctx.em.getTransactionContext());
-  const pattern = `^${base.replace(/[.*+?^${}()|[\]\\-]/g, '\\$&')}(-[0-9]+)?$`;
-  const rows = (await ctx.em.find(scope.entity, { ...scope.within, slug: { $re: pattern } } as never, {
+  const stem = base.slice(0, SLUG_MAX_LENGTH - 8);
+  const rows = (await ctx.em.find(scope.entity, { ...scope.within, slug: { $like: `${stem.replace(/[\\%_]/g, '\\$&')}%` } } as never, {
     fields: ['id', 'slug'] as never,
   })) as { id: string; slug: string }[];
   const taken = new Set(rows.filter((r) => r.id !== scope.exceptId).map((r) => r.slug));
   if (!taken.has(base)) return base;
-  let suffix = 1;
-  while (taken.has(`${base}-${suffix}`)) suffix += 1;
-  return `${base}-${suffix}`;
+  for (let suffix = 1; ; suffix += 1) {
+    const candidate = withSuffix(base, suffix);
+    if (!taken.has(candidate)) return candidate;
+  }
 }
 
-/** The slug a name gives, or `fallback` when the name has no usable characters. */
+function withSuffix(base: string, suffix: number): string {
+  const tail = `-${suffix}`;
+  return `${base.slice(0, SLUG_MAX_LENGTH - tail.length).replace(/-+$/, '')}${tail}`;
+}
+
+/** The slug a name gives (at most SLUG_MAX_LENGTH characters), or `fallback` when the name has no usable characters. */
 export function slugFromName(name: unknown, fallback: string): string {
-  return (typeof name === 'string' && slugify(name)) || fallback;
+  const slug = typeof name === 'string' ? slugify(name).slice(0, SLUG_MAX_LENGTH).replace(/-+$/, '') : '';
+  return slug || fallback;
 }
 
 export interface ScopedSlugOptions {
