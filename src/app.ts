@@ -1,14 +1,30 @@
 import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
-import { authenticate } from './auth/authenticate';
+import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
+import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
+import type { AppConfig } from './config/config';
 import { graphqlHandler } from './graphql/server';
 import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
+import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
+import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { resourceRouter } from './rest/resource-router';
 import { Services } from './services/services';
+
+export interface AppOptions {
+  rateLimits: RateLimitSettings;
+  jwt: JwtSettings;
+}
+
+export function appOptions(config: AppConfig): AppOptions {
+  return {
+    rateLimits: { perMinute: config.rateLimitPerMinute, burstPerSecond: config.rateLimitBurstPerSecond, redisUrl: config.redisUrl },
+    jwt: jwtSettingsFromEnv(),
+  };
+}
 
 export interface App {
   app: Express;
@@ -16,9 +32,15 @@ export interface App {
   close(): Promise<void>;
 }
 
-/** The HTTP application: health and the browser explorers, then authentication, then OpenAPI, REST under /api and GraphQL. */
-export async function createApp(orm: MikroORM): Promise<App> {
+/**
+ * The HTTP application, in order: health and the browser explorers (public); identification and rate
+ * limiting (every other answer carries the rate-limit headers); the account callback; then only
+ * recognised callers: OpenAPI, REST under /api and GraphQL.
+ */
+export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const services = new Services(resources);
+  const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
+  const limits = RateLimits.create(options.rateLimits);
   const graphql = await graphqlHandler(resources);
   const openApi = buildOpenApiDocument(resources);
   const app = express();
@@ -27,14 +49,25 @@ export async function createApp(orm: MikroORM): Promise<App> {
 
   app.get('/health', healthHandler(orm));
   app.use(explorerRouter());
-  app.use(authenticate(orm, services));
+  app.use(authenticator.identify);
+  app.use(rateLimit(limits, (req) => identityOf(req).rateKey));
+  app.use(accountCallbackRouter(orm, services));
+  app.use(requireCaller);
   app.get('/v3/api-docs', (_req, res) => {
     res.json(openApi);
   });
+  app.use(accountRouter());
   for (const resource of resources) app.use(`/api/${resource.path}`, resourceRouter(resource));
   app.use('/graphql', ...graphql.handler);
   app.use(notFoundHandler);
   app.use(errorHandler);
 
-  return { app, services, close: graphql.stop };
+  return {
+    app,
+    services,
+    close: async () => {
+      await graphql.stop();
+      await limits.close();
+    },
+  };
 }

@@ -1,6 +1,6 @@
 import './env';
 import 'reflect-metadata';
-import { createApp } from './app';
+import { appOptions, createApp } from './app';
 import { bootstrapAdministrator } from './auth/bootstrap';
 import { loadConfig } from './config/config';
 import { resolveDatabase } from './database/database-url';
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const database = await resolveDatabase(config.databaseUrl, config.dataDir);
   const orm = await openDatabase(database.url);
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
-  const { app, close } = await createApp(orm);
+  const { app, close } = await createApp(orm, appOptions(config));
   const server = app.listen(config.port, () => {
     logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);
   });

@@ -1,36 +1,133 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
-import { AccessToken } from '../entities/access-token';
+import { timingSafeEqual } from 'node:crypto';
 import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
 import { UnauthenticatedError } from '../errors/api-error';
 import { RequestContext, type Actor } from '../services/context';
 import type { Services } from '../services/services';
 import { hashApiKey } from './api-keys';
+import { readCredentials } from './credentials';
+import type { JWTPayload, JwtVerifier } from './jwt';
 
-/** The API key of a request: `x-api-key`, or the legacy `x-access-token` when it is absent. */
-export function presentedApiKey(req: Request): string | undefined {
-  const header = req.headers['x-api-key'] ?? req.headers['x-access-token'];
-  const value = Array.isArray(header) ? header[0] : header;
-  return value?.trim() || undefined;
+/** What authentication learned about a request; attached to it before rate limiting. */
+export interface Identity {
+  context?: RequestContext;
+  /** Verified bearer claims, also when no user matches them yet (see POST /api/account/callback). */
+  claims?: JWTPayload;
+  /** Why the credentials were refused, when they were. */
+  refusal?: string;
+  /** Whose budget the request counts against: the API key, the user, or the client address. */
+  rateKey: string;
 }
 
-/** Resolves the caller of every request below it and attaches the request's context; 401 when nobody is recognised. */
-export function authenticate(orm: MikroORM, services: Services) {
-  return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    const em = orm.em.fork() as EntityManager;
-    const actor = await actorFromApiKey(em, presentedApiKey(req));
-    if (!actor) return next(new UnauthenticatedError('missing or invalid credentials: send an API key in the x-api-key header'));
-    (req as Request & { context: RequestContext }).context = new RequestContext(em, actor, services);
+export function identityOf(req: Request): Identity {
+  return (req as Request & { identity: Identity }).identity;
+}
+
+/** lastUsedAt is written at most this often per key, so reads do not turn into writes. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+interface KeyOwnerRow {
+  token_id: string;
+  token_hash: string;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  [column: string]: unknown;
+}
+
+/** Resolves the caller of a request from an API key, Basic `email:apiKey`, or a bearer JWT. */
+export class Authenticator {
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly services: Services,
+    private readonly jwt: JwtVerifier,
+  ) {}
+
+  /** Middleware: attaches the request's identity; never refuses (see `requireCaller`). */
+  identify = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
+    (req as Request & { identity: Identity }).identity = await this.resolve(req);
     next();
   };
+
+  private async resolve(req: Request): Promise<Identity> {
+    const em = this.orm.em.fork() as EntityManager;
+    const anonymous = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
+    const credentials = readCredentials(req);
+    switch (credentials.kind) {
+      case 'none':
+        return { rateKey: anonymous };
+      case 'malformed':
+        return { rateKey: anonymous, refusal: credentials.reason };
+      case 'apiKey':
+      case 'basic': {
+        const owner = await this.keyOwner(em, credentials.key);
+        if (typeof owner === 'string') return { rateKey: anonymous, refusal: owner };
+        if (credentials.kind === 'basic' && !sameText(owner.user.email, credentials.email)) {
+          return { rateKey: anonymous, refusal: 'the API key does not belong to that email' };
+        }
+        return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, owner.tokenId) };
+      }
+      case 'bearer': {
+        let claims: JWTPayload;
+        try {
+          claims = await this.jwt.verify(credentials.token);
+        } catch (error) {
+          return { rateKey: anonymous, refusal: (error as Error).message };
+        }
+        const user = await findUserByClaims(em, claims);
+        if (!user) return { rateKey: `sub:${claims.sub}`, claims, refusal: 'no user matches this token yet: call POST /api/account/callback' };
+        if (!user.active) return { rateKey: `user:${user.id}`, refusal: 'this user is deactivated' };
+        return { rateKey: `user:${user.id}`, claims, context: this.context(em, user) };
+      }
+    }
+  }
+
+  private context(em: EntityManager, user: PlatformUser, accessTokenId?: string): RequestContext {
+    const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), accessTokenId };
+    return new RequestContext(em, actor, this.services);
+  }
+
+  /** The active owner of a live API key, in one statement; a refusal reason otherwise. */
+  private async keyOwner(em: EntityManager, key: string): Promise<{ user: PlatformUser; tokenId: string } | string> {
+    const hash = hashApiKey(key);
+    const [row] = await em.getConnection().execute<KeyOwnerRow[]>(
+      `select t.id as token_id, t.token_hash, t.expires_at, t.last_used_at, u.*
+         from access_token t join platform_user u on u.id = t.user_id
+        where t.token_hash = ?`,
+      [hash],
+    );
+    // The lookup is by digest; comparing the digests again in constant time keeps timing independent of the key.
+    if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return 'unknown API key';
+    if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'the API key has expired';
+    const user = em.map(PlatformUser, row);
+    if (!user.active) return 'the owner of this API key is deactivated';
+    if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
+      await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [row.token_id]);
+    }
+    return { user, tokenId: row.token_id };
+  }
 }
 
-async function actorFromApiKey(em: EntityManager, key: string | undefined): Promise<Actor | undefined> {
-  if (!key) return undefined;
-  const token = await em.findOne(AccessToken, { tokenHash: hashApiKey(key) });
-  if (!token || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) return undefined;
-  const user = await em.findOne(PlatformUser, { id: token.userId, active: true });
-  if (!user) return undefined;
-  return { kind: 'user', user, isAdmin: isPlatformAdmin(user), accessTokenId: token.id };
+/** The user a token names: by `sub` first, then by its email claim. */
+export async function findUserByClaims(em: EntityManager, claims: JWTPayload): Promise<PlatformUser | null> {
+  if (claims.sub) {
+    const bySubject = await em.findOne(PlatformUser, { authSubject: claims.sub });
+    if (bySubject) return bySubject;
+  }
+  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
+  return email ? em.findOne(PlatformUser, { email }) : null;
+}
+
+function sameText(a: string, b: string): boolean {
+  const left = Buffer.from(a.toLowerCase());
+  const right = Buffer.from(b.toLowerCase());
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** 401 for every request below it that has no recognised caller. */
+export function requireCaller(req: Request, _res: Response, next: NextFunction): void {
+  const identity = identityOf(req);
+  if (identity.context) return next();
+  next(new UnauthenticatedError(identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required: send an API key in the x-api-key header, or a bearer token'));
 }

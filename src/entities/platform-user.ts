@@ -1,4 +1,4 @@
-import { Entity } from '@mikro-orm/core';
+import { Entity, Property } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
 import { BaseEntity } from './base';
@@ -95,6 +95,10 @@ export class PlatformUser extends BaseEntity {
     },
   })
   userStorage!: { favoriteLinks?: { link: string }[] | null };
+
+  /** The identity provider's `sub` for this user, set when a bearer token first signs them in. */
+  @Property({ type: 'text', nullable: true, unique: true, hidden: true })
+  authSubject?: string | null;
 }
 
 export function isPlatformAdmin(user: PlatformUser): boolean {

@@ -1,6 +1,7 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
 import type { Resource } from '../model/resource';
+import { AccountResolver } from './account-resolver';
 import { resourceResolver } from './resource-resolver';
 
 let built: GraphQLSchema | undefined;
@@ -8,7 +9,7 @@ let built: GraphQLSchema | undefined;
 /** The GraphQL schema of all registered resources (type-graphql's metadata is global, so it is built once). */
 export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
   if (!built) {
-    const resolvers = resources.map((resource) => resourceResolver(resource, resources)) as [Function, ...Function[]];
+    const resolvers = [AccountResolver, ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
   }
   return built;

@@ -7,16 +7,19 @@ import { BODY_LIMIT } from '../rest/json-body';
 import { contextOf } from '../rest/resource-router';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
+import { costLimitPlugin, depthRule } from './limits';
 import { buildGraphqlSchema } from './schema';
 
 /** The /graphql endpoint: Apollo over the registered resources, with the request's context. */
 export async function graphqlHandler(resources: readonly Resource[]): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
+  const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
-    schema: buildGraphqlSchema(resources),
+    schema,
     formatError: formatGraphqlError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [ApolloServerPluginLandingPageDisabled()],
+    validationRules: [depthRule],
+    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(schema)],
   });
   await server.start();
   const middleware = expressMiddleware(server, { context: async ({ req }) => ({ ctx: contextOf(req) }) });

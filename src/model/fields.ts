@@ -42,6 +42,8 @@ export interface FieldOptions {
   schema?: JsonSchema;
   /** Listed in the response schema's `required` (default true: every declared field is always returned). */
   responseRequired?: boolean;
+  /** false: a value the server computes for one answer and never stores. */
+  persist?: boolean;
 }
 
 export interface ReferenceOptions extends FieldOptions {
@@ -108,7 +110,7 @@ function declare(
 }
 
 function columnOptions(options: FieldOptions) {
-  return { nullable: options.nullable ?? false, unique: options.unique, index: options.index };
+  return { nullable: options.nullable ?? false, unique: options.unique, index: options.index, persist: options.persist };
 }
 
 export const Attr = {

@@ -1,6 +1,8 @@
-import { Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
+import { AccessToken, Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
+import { accessTokenRules } from '../services/access-tokens';
 import { organizationRules } from '../services/organizations';
 import { scopedSlugRules } from '../services/slugs';
+import { userRules } from '../services/users';
 import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
 
 /** Every collection served under /api and in GraphQL. Adding a resource is adding an entry here. */
@@ -11,12 +13,23 @@ export const resources: Resource[] = [
     scope: { kind: 'organization', path: 'id' },
     delete: { kind: 'soft', field: 'archived', value: true, hide: true, stamp: false },
     rules: organizationRules,
+    access: { create: 'anyone', update: 'owner', delete: 'owner' },
   }),
   defineResource({
     path: 'users',
     entity: PlatformUser,
-    scope: { kind: 'global' },
+    scope: { kind: 'colleagues' },
     delete: { kind: 'soft', field: 'active', value: false, hide: false, stamp: false },
+    rules: userRules,
+    access: { create: 'admin', update: 'self', delete: 'admin' },
+  }),
+  defineResource({
+    path: 'access-tokens',
+    entity: AccessToken,
+    scope: { kind: 'user', path: 'userId' },
+    delete: hardDelete,
+    rules: accessTokenRules,
+    access: { create: 'anyone', update: 'self', delete: 'self' },
   }),
   defineResource({
     path: 'teams',
@@ -24,12 +37,14 @@ export const resources: Resource[] = [
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
     rules: scopedSlugRules({ entity: Team, source: 'name', scopeField: 'organizationId', fallback: 'team' }),
+    access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
     path: 'team-members',
     entity: TeamMember,
     scope: { kind: 'organization', path: 'teamId.organizationId' },
     delete: hardDelete,
+    access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
     path: 'projects',

@@ -7,7 +7,20 @@ import type { ResourceRules } from '../services/resource-rules';
  * Who may see a row, expressed as the path from the entity to the organization id that owns it
  * (`organizationId`, `projectId.organizationId`, ...), or `global` for platform-wide resources.
  */
-export type TenantScope = { kind: 'global' } | { kind: 'organization'; path: string } | { kind: 'user'; path: string };
+export type TenantScope =
+  | { kind: 'global' }
+  | { kind: 'organization'; path: string }
+  | { kind: 'user'; path: string }
+  /** Users: the caller and the members of the caller's organizations. */
+  | { kind: 'colleagues' };
+
+export type WriteAction = 'create' | 'update' | 'delete';
+
+/**
+ * Who may write rows they can see: any caller, members of the row's organization, its owners (the
+ * `owners` team), the user the row belongs to, or platform administrators only (who may do anything).
+ */
+export type Writer = 'anyone' | 'member' | 'owner' | 'self' | 'admin';
 
 /** How DELETE treats the row: flag it and hide it, flag it and keep it visible, or remove it. */
 export type DeleteMode =
@@ -24,11 +37,14 @@ export interface ResourceOptions<T extends object> {
   delete: DeleteMode;
   paging?: Paging;
   rules?: ResourceRules<T>;
+  /** Who may create, update and delete (default: members of the row's organization). */
+  access?: Partial<Record<WriteAction, Writer>>;
 }
 
 /** Everything the adapters and the engine need to serve one collection. */
-export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'rules'>> {
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'rules' | 'access'>> {
   rules: ResourceRules<T>;
+  access: Record<WriteAction, Writer>;
   /** Entity (and schema) name, e.g. `TeamMember`. */
   name: string;
   /** GraphQL list query, e.g. `teamMembers`. */
@@ -44,6 +60,7 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
     paging: 'zero-based',
     rules: {},
     ...options,
+    access: { create: 'member', update: 'member', delete: 'member', ...options.access },
     name,
     listName: camelCase(options.path),
     itemName: lowerFirst(name),

@@ -1,14 +1,15 @@
 import express, { type Request, type Response, Router } from 'express';
 import type { Resource } from '../model/resource';
+import { identityOf } from '../auth/authenticate';
 import type { RequestContext } from '../services/context';
 import type { ListParams } from '../services/resource-service';
 import { BODY_LIMIT, jsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 
-/** The request's context, attached by the authentication middleware. */
+/** The request's context, attached by authentication (routes below `requireCaller` always have one). */
 export function contextOf(req: Request): RequestContext {
-  return (req as Request & { context: RequestContext }).context;
+  return identityOf(req).context!;
 }
 
 function listParams(req: Request): ListParams {

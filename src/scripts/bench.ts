@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
-import { createApp } from '../app';
+import { appOptions, createApp } from '../app';
 import { generateApiKey } from '../auth/api-keys';
 import { bootstrapAdministrator } from '../auth/bootstrap';
 import { loadConfig } from '../config/config';
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   const orm = await openDatabase(withDatabase(server.serverUrl, scratch));
   const key = generateApiKey();
   await bootstrapAdministrator(orm, key);
-  const app = await createApp(orm);
+  const app = await createApp(orm, appOptions(config));
   const listener = app.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => listener.once('listening', resolve));
   const base = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;

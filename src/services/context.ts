@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformUser } from '../entities/platform-user';
 import { Loaders } from './loaders';
 import type { Services } from './services';
+import type { Memberships } from './tenancy';
 
 /** Who is asking. Every service call carries one; permissions are decided from it alone. */
 export type Actor =
@@ -11,8 +12,8 @@ export type Actor =
 /** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
 export class RequestContext {
   readonly loaders: Loaders;
-  /** Organization ids the actor belongs to, looked up once per request. */
-  memberships?: Promise<Set<string>>;
+  /** The organizations the actor belongs to, looked up once per request (see tenancy.ts). */
+  memberships?: Promise<Memberships>;
 
   constructor(
     readonly em: EntityManager,
@@ -28,6 +29,11 @@ export class RequestContext {
 
   get user(): PlatformUser | undefined {
     return this.actor.kind === 'user' ? this.actor.user : undefined;
+  }
+
+  /** The same unit of work acting as the system, for rows a rule creates on the caller's behalf. */
+  asSystem(): RequestContext {
+    return new RequestContext(this.em, { kind: 'system' }, this.services);
   }
 
   /** Runs `work` in one database transaction: everything it wrote is kept, or nothing is. */

@@ -10,7 +10,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
 import { implicitDefault } from '../model/fields';
-import type { Resource } from '../model/resource';
+import type { Resource, WriteAction } from '../model/resource';
 import { parseFilter } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
@@ -18,7 +18,7 @@ import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
 import type { RequestContext } from './context';
 import { isUuid, parseInput } from './input';
 import type { PageResult } from './page';
-import { and, liveRows, visibleRows } from './tenancy';
+import { and, liveRows, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -101,6 +101,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async create(ctx: RequestContext, body: unknown): Promise<T> {
     const { values } = parseInput(this.resource, body, 'create');
     return ctx.transaction(async (tx) => {
+      await writableRows(tx, this.resource, 'create');
       await this.resource.rules.beforeCreate?.(tx, values as Partial<T>);
       await this.assertReferencesExist(tx, values);
       const now = new Date();
@@ -111,7 +112,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await tx.em.flush();
       await this.resource.rules.afterCreate?.(tx, entity);
       await tx.em.flush();
-      await this.assertStillVisible(tx, entity.id, 'create');
+      await this.assertWritable(tx, entity.id, 'create');
       return entity;
     });
   }
@@ -120,6 +121,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const { values, changeSequence } = parseInput(this.resource, body, 'update');
     return ctx.transaction(async (tx) => {
       const entity = await this.findVisible(tx, id, true);
+      await this.assertWritable(tx, id, 'update');
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
@@ -132,7 +134,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       this.refreshSearchText(effective, entity as Row);
       tx.em.assign(entity, effective as never);
       await tx.em.flush();
-      await this.assertStillVisible(tx, entity.id, 'update');
+      await this.assertWritable(tx, entity.id, 'update');
       return entity;
     });
   }
@@ -140,6 +142,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async delete(ctx: RequestContext, id: string): Promise<void> {
     await ctx.transaction(async (tx) => {
       const entity = (await this.findVisible(tx, id, true)) as Row;
+      await this.assertWritable(tx, id, 'delete');
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
         const now = new Date();
@@ -187,16 +190,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
   }
 
-  private async exists(ctx: RequestContext, where: Record<string, unknown>): Promise<boolean> {
+  async exists(ctx: RequestContext, where: Record<string, unknown>): Promise<boolean> {
     return (await ctx.em.createQueryBuilder(this.entity).where(where).getCount()) > 0;
   }
 
-  /** After a write the row must still be the caller's: a write into another tenant is undone. */
-  private async assertStillVisible(ctx: RequestContext, id: string, action: string): Promise<void> {
+  /**
+   * The row must be the caller's to write: checked before an update or delete, and again after a create
+   * or update (inside its transaction), so that a write into another tenant is undone.
+   */
+  private async assertWritable(ctx: RequestContext, id: string, action: WriteAction): Promise<void> {
     ctx.memberships = undefined;
-    const visible = await visibleRows(ctx, this.resource);
-    if (visible && !(await this.exists(ctx, and({ id }, visible)))) {
-      throw new ForbiddenError(`you may not ${action} this ${this.resource.name} there`);
+    const writable = await writableRows(ctx, this.resource, action);
+    if (writable && !(await this.exists(ctx, and({ id }, writable)))) {
+      throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);
     }
   }
 
@@ -206,10 +212,16 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const id = values[field.name];
       if (!field.reference || typeof id !== 'string') continue;
       const target = field.reference.target();
-      const service = ctx.services.forEntity(target);
-      const found = service ? (await service.findByIds(ctx, [id])).length : await ctx.em.count(target, { id });
-      if (!found) throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
+      if (!(await this.referenceExists(ctx, target, id))) throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
     }
+  }
+
+  /** Tenant rows must be visible to the caller; others (users) need only exist and be live. */
+  private async referenceExists(ctx: RequestContext, target: EntityClass<object>, id: string): Promise<boolean> {
+    const service = ctx.services.forEntity(target);
+    if (!service) return (await ctx.em.count(target, { id } as FilterQuery<object>)) > 0;
+    if (service.resource.scope.kind === 'organization') return (await service.findByIds(ctx, [id])).length > 0;
+    return service.exists(ctx, and({ id }, liveRows(service.resource)));
   }
 
   /** Server-owned fields (deleted, locked, searchText ...) start at their defaults. */

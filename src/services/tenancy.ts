@@ -1,20 +1,37 @@
-import type { Resource } from '../model/resource';
+import { ForbiddenError } from '../errors/api-error';
+import type { Resource, WriteAction } from '../model/resource';
 import { nest } from '../query/field-path';
 import type { RequestContext } from './context';
 
 type Condition = Record<string, unknown>;
 
-/** Organization ids the caller reaches as a member of one of their teams (cached per request). */
-export function memberOrganizationIds(ctx: RequestContext): Promise<Set<string>> {
+/** The caller's organizations: every one they reach through a team, and those where they are in `owners`. */
+export interface Memberships {
+  member: Set<string>;
+  owner: Set<string>;
+}
+
+/** The team whose members own an organization: they alone manage its teams, members and secrets. */
+export const OWNERS_TEAM_SLUG = 'owners';
+
+/** Looked up once per request (and again after a write that may change them). */
+export function memberships(ctx: RequestContext): Promise<Memberships> {
   const user = ctx.user;
-  if (!user) return Promise.resolve(new Set());
+  if (!user) return Promise.resolve({ member: new Set(), owner: new Set() });
   ctx.memberships ??= ctx.em
     .getConnection()
-    .execute<{ organization_id: string }[]>(
-      'select distinct t.organization_id from team_member m join team t on t.id = m.team_id where m.user_id = ?',
-      [user.id],
+    .execute<{ organization_id: string; owner: boolean }[]>(
+      `select t.organization_id, bool_or(t.slug = ?) as owner
+         from team_member m join team t on t.id = m.team_id
+        where m.user_id = ? group by t.organization_id`,
+      [OWNERS_TEAM_SLUG, user.id],
+      'all',
+      ctx.em.getTransactionContext(),
     )
-    .then((rows) => new Set(rows.map((r) => r.organization_id)));
+    .then((rows) => ({
+      member: new Set(rows.map((r) => r.organization_id)),
+      owner: new Set(rows.filter((r) => r.owner).map((r) => r.organization_id)),
+    }));
   return ctx.memberships;
 }
 
@@ -28,7 +45,46 @@ export async function visibleRows(ctx: RequestContext, resource: Resource): Prom
     case 'user':
       return nest(scope.path.split('.'), ctx.user?.id ?? null);
     case 'organization':
-      return nest(scope.path.split('.'), { $in: [...(await memberOrganizationIds(ctx))] });
+      return nest(scope.path.split('.'), { $in: [...(await memberships(ctx)).member] });
+    case 'colleagues':
+      return { id: { $in: [ctx.user?.id, ...(await colleagueIds(ctx))].filter(Boolean) } };
+  }
+}
+
+/** Users who share an organization with the caller. */
+async function colleagueIds(ctx: RequestContext): Promise<string[]> {
+  const organizations = [...(await memberships(ctx)).member];
+  if (organizations.length === 0) return [];
+  const rows = await ctx.em
+    .getConnection()
+    .execute<{ user_id: string }[]>(
+      `select distinct m.user_id from team_member m join team t on t.id = m.team_id where t.organization_id = any(?)`,
+      [organizations],
+      'all',
+      ctx.em.getTransactionContext(),
+    );
+  return rows.map((r) => r.user_id);
+}
+
+/**
+ * The rows of `resource` the caller may create, change or delete, as a condition (undefined: no
+ * restriction); a caller who may not write the resource at all is refused at once.
+ */
+export async function writableRows(ctx: RequestContext, resource: Resource, action: WriteAction): Promise<Condition | undefined> {
+  if (ctx.isAdmin) return undefined;
+  const who = resource.access[action];
+  const path = resource.scope.kind === 'organization' || resource.scope.kind === 'user' ? resource.scope.path.split('.') : ['id'];
+  switch (who) {
+    case 'anyone':
+      return undefined;
+    case 'admin':
+      throw new ForbiddenError(`only platform administrators may ${action} ${resource.listName}`);
+    case 'self':
+      return nest(path, ctx.user?.id ?? null);
+    case 'owner':
+      return nest(path, { $in: [...(await memberships(ctx)).owner] });
+    case 'member':
+      return visibleRows(ctx, resource);
   }
 }
 

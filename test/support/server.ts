@@ -2,7 +2,8 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { inject } from 'vitest';
-import { createApp } from '../../src/app';
+import { createApp, type AppOptions } from '../../src/app';
+import { jwtSettingsFromEnv } from '../../src/auth/jwt';
 import { generateApiKey } from '../../src/auth/api-keys';
 import { bootstrapAdministrator } from '../../src/auth/bootstrap';
 import { openDatabase } from '../../src/database/orm';
@@ -29,12 +30,15 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Limits high enough that suites which are not about rate limiting never meet them. */
+const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000 };
+
 /** The real application on a random port against the run's PostgreSQL database. */
-export async function startServer(): Promise<TestServer> {
+export async function startServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
   const orm = await openDatabase(inject('databaseUrl'));
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm);
+  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), ...options });
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });

@@ -1,0 +1,35 @@
+import type { Request } from 'express';
+
+/** What a request presents as its credentials. */
+export type Credentials =
+  | { kind: 'apiKey'; key: string }
+  | { kind: 'basic'; email: string; key: string }
+  | { kind: 'bearer'; token: string }
+  | { kind: 'malformed'; reason: string }
+  | { kind: 'none' };
+
+function header(req: Request, name: string): string | undefined {
+  const value = req.headers[name];
+  return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
+}
+
+/** `x-api-key` (or its legacy alias `x-access-token`; x-api-key wins), then `Authorization: Bearer|Basic`. */
+export function readCredentials(req: Request): Credentials {
+  const key = header(req, 'x-api-key') ?? header(req, 'x-access-token');
+  if (key) return { kind: 'apiKey', key };
+  const authorization = header(req, 'authorization');
+  if (!authorization) return { kind: 'none' };
+  const [scheme, value = ''] = authorization.split(/\s+/, 2);
+  switch (scheme.toLowerCase()) {
+    case 'bearer':
+      return value ? { kind: 'bearer', token: value } : { kind: 'malformed', reason: 'empty bearer token' };
+    case 'basic': {
+      const decoded = Buffer.from(value, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon <= 0) return { kind: 'malformed', reason: 'Basic credentials must be base64(email:apiKey)' };
+      return { kind: 'basic', email: decoded.slice(0, colon).trim().toLowerCase(), key: decoded.slice(colon + 1) };
+    }
+    default:
+      return { kind: 'malformed', reason: `unsupported authorization scheme "${scheme}"` };
+  }
+}

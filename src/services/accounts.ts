@@ -1,0 +1,29 @@
+import type { JWTPayload } from '../auth/jwt';
+import { PlatformUser } from '../entities/platform-user';
+import { BadRequestError } from '../errors/api-error';
+import type { RequestContext } from './context';
+
+/** Profile fields taken from standard OpenID Connect claims. */
+function profileFromClaims(claims: JWTPayload): Record<string, unknown> {
+  const text = (name: string) => (typeof claims[name] === 'string' ? (claims[name] as string) : undefined);
+  const profile = { firstName: text('given_name'), lastName: text('family_name'), image: text('picture') };
+  return Object.fromEntries(Object.entries(profile).filter(([, v]) => v !== undefined));
+}
+
+/**
+ * Creates or updates the PlatformUser a verified bearer token describes (found by `sub`, then email),
+ * and binds the token's subject to it. Runs as the system: the caller may not have a user yet.
+ */
+export async function syncProfileFromClaims(ctx: RequestContext, claims: JWTPayload, existing: PlatformUser | null): Promise<PlatformUser> {
+  const email = typeof claims.email === 'string' ? claims.email : existing?.email;
+  if (!email) throw BadRequestError.forField('email', 'the token carries no email claim');
+  const system = ctx.asSystem();
+  const users = ctx.services.resource('users');
+  return ctx.transaction(async (tx) => {
+    const user = existing
+      ? await users.update(system, existing.id, { email, ...profileFromClaims(claims) })
+      : await users.create(system, { email, ...profileFromClaims(claims) });
+    if (claims.sub) await tx.em.nativeUpdate(PlatformUser, { id: user.id }, { authSubject: claims.sub });
+    return user as PlatformUser;
+  });
+}
