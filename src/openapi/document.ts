@@ -16,10 +16,24 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '403': ['Forbidden', 'No permission'],
   '404': ['NotFound', 'No resource with that id'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
+  '429': ['TooManyRequests', 'Rate limited'],
 };
 
+/** The error answers of an operation; every authenticated operation can also answer 401, 403 and 429. */
 function errors(...statuses: string[]): Record<string, unknown> {
-  return Object.fromEntries(statuses.map((s) => [s, response(ERROR_RESPONSES[s][0])]));
+  const all = [...new Set([...statuses, '401', '403', '429'])].sort();
+  return Object.fromEntries(all.map((s) => [s, response(ERROR_RESPONSES[s][0])]));
+}
+
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { $ref: '#/components/headers/X-RateLimit-Limit' },
+  'X-RateLimit-Remaining': { $ref: '#/components/headers/X-RateLimit-Remaining' },
+  'X-RateLimit-Reset': { $ref: '#/components/headers/X-RateLimit-Reset' },
+};
+
+/** A success answer, with the rate-limit headers every answer carries. */
+function ok(description: string, schema?: JsonSchema, headers: Record<string, unknown> = {}): Record<string, unknown> {
+  return { description, headers: { ...RATE_LIMIT_HEADERS, ...headers }, ...(schema ? { content: json(schema) } : {}) };
 }
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
@@ -61,7 +75,7 @@ function resourcePaths(resource: Resource): Record<string, Record<string, Operat
         operationId: `list${plural}`,
         summary: `List ${path}`,
         parameters: listParameters(resource),
-        responses: { '200': { description: 'A page', content: json(ref(`${name}Page`)) }, ...errors('400', '401') },
+        responses: { '200': ok('A page', ref(`${name}Page`)), ...errors('400') },
       },
       post: {
         tags,
@@ -69,8 +83,8 @@ function resourcePaths(resource: Resource): Record<string, Record<string, Operat
         summary: `Create a ${name}`,
         requestBody: { required: true, content: json(ref(`${name}CreateRequest`)) },
         responses: {
-          '201': { description: 'Created', headers: { Location: { schema: { type: 'string' } } }, content: json(ref(name)) },
-          ...errors('400', '401', '403', '409'),
+          '201': ok('Created', ref(name), { Location: { schema: { type: 'string' }, description: 'Path of the created resource' } }),
+          ...errors('400', '409'),
         },
       },
     },
@@ -79,21 +93,21 @@ function resourcePaths(resource: Resource): Record<string, Record<string, Operat
         tags,
         operationId: `get${name}`,
         parameters: [idParameter],
-        responses: { '200': { description: 'The resource', content: json(ref(name)) }, ...errors('400', '401', '403', '404') },
+        responses: { '200': ok('The resource', ref(name)), ...errors('400', '404') },
       },
       put: {
         tags,
         operationId: `update${name}`,
         parameters: [idParameter],
         requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
-        responses: { '200': { description: 'Updated', content: json(ref(name)) }, ...errors('400', '401', '403', '404', '409') },
+        responses: { '200': ok('Updated', ref(name)), ...errors('400', '404', '409') },
       },
       delete: {
         tags,
         operationId: `delete${name}`,
         parameters: [idParameter],
         description: resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently',
-        responses: { '204': { description: 'Deleted' }, ...errors('400', '401', '403', '404', '409') },
+        responses: { '204': ok('Deleted'), ...errors('400', '404', '409') },
       },
     },
     [`/api/${path}/{id}/sequence`]: {
@@ -102,7 +116,7 @@ function resourcePaths(resource: Resource): Record<string, Record<string, Operat
         operationId: `get${name}Sequence`,
         summary: 'The current change sequence, to compare with changeSequence before updating',
         parameters: [idParameter],
-        responses: { '200': { description: 'The current change sequence', content: json({ type: 'integer', format: 'int32' }) }, ...errors('400', '401', '403', '404') },
+        responses: { '200': ok('The current change sequence', { type: 'integer', format: 'int32' }), ...errors('400', '404') },
       },
     },
   };
@@ -195,7 +209,25 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
           tags: ['meta'],
           operationId: 'getApiDocs',
           summary: 'This OpenAPI document',
-          responses: { '200': { description: 'OpenAPI 3.0.3 document', content: json({ type: 'object' }) }, ...errors('401') },
+          responses: { '200': ok('OpenAPI 3.0.3 document', { type: 'object' }), ...errors() },
+        },
+      },
+      '/api/account/me': {
+        get: {
+          tags: ['account'],
+          operationId: 'getCurrentUser',
+          summary: 'The authenticated caller',
+          responses: { '200': ok('The caller', ref('PlatformUser')), ...errors() },
+        },
+      },
+      '/api/account/callback': {
+        post: {
+          tags: ['account'],
+          operationId: 'accountCallback',
+          summary: "Synchronizes the caller's profile after an identity-provider sign-in",
+          description:
+            "With a bearer token: creates or updates the PlatformUser the token names (by sub, then email) from its claims (email, given_name, family_name, picture). With other credentials: answers the caller's profile unchanged.",
+          responses: { '200': ok('User profile synchronised', ref('PlatformUser')), ...errors('400') },
         },
       },
     },
@@ -207,10 +239,19 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         Forbidden: errorResponse('Authenticated without permission'),
         NotFound: errorResponse('No resource with the given id'),
         Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
+        TooManyRequests: {
+          ...errorResponse('Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second'),
+          headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
+        },
+      },
+      headers: {
+        'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'Epoch seconds at which the minute window resets', schema: { type: 'integer' } },
       },
       securitySchemes: {
-        'x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key' },
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        'x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from POST /api/access-tokens (legacy header x-access-token also accepted)' },
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the identity provider (issuer, audience and expiry checked)" },
       },
     },
   };
