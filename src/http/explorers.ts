@@ -74,7 +74,6 @@ export function explorerRouter(): Router {
     if (!wantsPage || req.query.query !== undefined) return next();
     res.type('html').send(graphiqlPage);
   });
-  router.get('/swagger-ui', (_req: Request, res: Response) => res.redirect(301, '/swagger-ui/'));
   router.get('/swagger-ui/swagger-initializer.js', (_req: Request, res: Response) => {
     res.type('application/javascript').send(swaggerInitializer);
   });
