@@ -3,8 +3,6 @@ import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
 import { BaseEntity } from './base';
 
-const SLUG_PATTERN = /^[a-z0-9-]+$/;
-
 /** The top-level tenant: every project, store and resource belongs to one organization. */
 @ObjectType()
 @Entity({ tableName: 'organization' })
@@ -12,15 +10,7 @@ export class Organization extends BaseEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
-  @Attr.string({
-    unique: true,
-    minLength: 3,
-    maxLength: 100,
-    pattern: SLUG_PATTERN,
-    normalize: (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-    searchable: true,
-    description: '3-100 characters, lowercased automatically, ^[a-z0-9-]+$; derived from the name when omitted',
-  })
+  @Attr.slug({ unique: true, minLength: 3, description: '3-100 characters, lowercased automatically, ^[a-z0-9-]+$; derived from the name when omitted' })
   slug!: string;
 
   @Attr.string({ searchable: true })

@@ -63,13 +63,7 @@ export class Project extends SoftDeletableEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
-  @Attr.string({
-    maxLength: 100,
-    pattern: /^[a-z0-9-]+$/,
-    normalize: (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-    searchable: true,
-    description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)',
-  })
+  @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
   @Attr.string({ searchable: true })

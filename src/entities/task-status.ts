@@ -9,13 +9,7 @@ import { Organization } from './organization';
 @ObjectType()
 @Entity({ tableName: 'task_status' })
 export class TaskStatus extends SoftDeletableEntity {
-  @Attr.string({
-    maxLength: 100,
-    pattern: /^[a-z0-9-]+$/,
-    normalize: (v) => (typeof v === 'string' ? v.toLowerCase() : v),
-    searchable: true,
-    description: 'Derived from the label when omitted',
-  })
+  @Attr.slug({ description: 'Derived from the label when omitted' })
   slug!: string;
 
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })

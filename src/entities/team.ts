@@ -15,7 +15,7 @@ export class Team extends BaseEntity {
   @Attr.string({ searchable: true })
   description!: string;
 
-  @Attr.string({ maxLength: 100, pattern: /^[a-z0-9-]+$/, description: 'Derived from the name when omitted; unique within the organization' })
+  @Attr.slug({ searchable: false, description: 'Derived from the name when omitted; unique within the organization' })
   slug!: string;
 
   @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'teams', embedRequired: true, onDelete: 'cascade' })

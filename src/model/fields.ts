@@ -142,6 +142,16 @@ export const Attr = {
   stringArray: (options: FieldOptions = {}): PropertyDecorator =>
     declare('stringArray', Property({ type: 'json', ...columnOptions(options) }), () => [String], { filterable: false, ...options }),
 
+  /** A URL-safe identifier: lowercase letters, digits and dashes, lowercased on write, at most 100 characters. */
+  slug: (options: FieldOptions = {}): PropertyDecorator =>
+    Attr.string({
+      maxLength: 100,
+      pattern: /^[a-z0-9-]+$/,
+      normalize: (v) => (typeof v === 'string' ? v.toLowerCase() : v),
+      searchable: true,
+      ...options,
+    }),
+
   enum: (definition: EnumDefinition, options: FieldOptions = {}): PropertyDecorator =>
     declare(
       'enum',
