@@ -171,7 +171,8 @@ describe('schemas', () => {
 describe('paths', () => {
   it('lists responses 200, 400, 401, 403, 404 and 409 for PUT /api/team-members/{id}', () => {
     const put = doc.paths['/api/team-members/{id}'].put;
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409']);
+    // The specification's six answers, and 429: every operation can be rate limited.
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429']);
     expect(JSON.stringify(put.responses['200'])).toContain('#/components/schemas/TeamMember"');
     expect(put.requestBody.required).toBe(true);
     expect(put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TeamMemberUpdateRequest' });

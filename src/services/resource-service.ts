@@ -1,6 +1,7 @@
 import {
   ForeignKeyConstraintViolationException,
   LockMode,
+  sql,
   type EntityClass,
   type FilterQuery,
   type FindOptions,
@@ -59,19 +60,34 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return { items, totalElements, page, pageSize, sort: plan.sort };
   }
 
-  /** One page per parent, for a to-many relation, in a single statement for all parents. */
+  /**
+   * One page per parent, for a to-many relation, in a single statement for all parents: each parent id
+   * is joined laterally to its own count and its own ordered, limited page, so no parent loads more
+   * rows than its page holds.
+   */
   async listByParents(ctx: RequestContext, foreignKey: string, parentIds: readonly string[], params: ListParams): Promise<Map<string, PageResult<T>>> {
     const plan = await this.plan(ctx, params);
-    const rows = await this.rows(ctx, and(plan.where, { [foreignKey]: { $in: [...parentIds] } }), { orderBy: plan.orderBy });
-    const grouped = new Map<string, T[]>(parentIds.map((id) => [id, []]));
-    for (const row of rows) grouped.get((row as Record<string, unknown>)[foreignKey] as string)?.push(row);
     const { page, pageSize } = plan.paging;
-    return new Map(
-      [...grouped].map(([parentId, items]) => [
-        parentId,
-        { items: items.slice(page * pageSize, (page + 1) * pageSize), totalElements: items.length, page, pageSize, sort: plan.sort },
-      ]),
+    const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
+    const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
+    const paged = ctx.em.createQueryBuilder(this.entity, 'e0').select('*').where(perParent).orderBy(plan.orderBy as never).limit(pageSize, page * pageSize);
+    const knex = ctx.em.getKnex();
+    const statement = knex.raw(
+      `select parent.id as "__parent", counted.count as "__total", paged.*
+         from unnest(?::uuid[]) as parent(id)
+         cross join lateral ? as counted
+         left join lateral ? as paged on true`,
+      [`{${parentIds.filter(isUuid).join(',')}}`, counted.getKnexQuery(), paged.getKnexQuery()],
     );
+    const rows = await ctx.em.getConnection().execute<Record<string, unknown>[]>(statement, [], 'all', ctx.em.getTransactionContext());
+    const meta = ctx.em.getMetadata().get(this.entity.name);
+    const pages = new Map<string, PageResult<T>>(parentIds.map((id) => [id, { items: [], totalElements: 0, page, pageSize, sort: plan.sort }]));
+    for (const { __parent, __total, ...columns } of rows) {
+      const result = pages.get(__parent as string)!;
+      result.totalElements = Number(__total);
+      if (columns.id !== null) result.items.push(ctx.em.getDriver().mapResult(columns as never, meta) as T);
+    }
+    return pages;
   }
 
   /** The visible, live rows among `ids` (used by the per-request loaders). */

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../../src/database/database-url';
 import { openDatabase } from '../../src/database/orm';
@@ -9,12 +11,17 @@ declare module 'vitest' {
   }
 }
 
+/** Embedded clusters of test runs, one folder per run so that concurrent runs never share a server. */
+const RUNS_DIR = join('.data', 'test-runs');
+
 /**
- * One fresh database per run, on DATABASE_URL's server or on the embedded PostgreSQL (under
- * .data/test-postgres), migrated once with the committed migrations and dropped at the end.
+ * One fresh database per run, on DATABASE_URL's server or on an embedded PostgreSQL of the run's own,
+ * migrated once with the committed migrations and dropped (or deleted with its cluster) at the end.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const server = await databaseServer(process.env.DATABASE_URL, '.data/test');
+  removeAbandonedRuns();
+  const runDir = join(RUNS_DIR, `run-${process.pid}`);
+  const server = await databaseServer(process.env.DATABASE_URL, runDir);
   const name = `platform_test_${Date.now()}_${process.pid}`;
   await ensureDatabase(server.serverUrl, name);
   const url = withDatabase(server.serverUrl, name);
@@ -24,5 +31,27 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return async () => {
     await dropDatabase(server.serverUrl, name);
     await server.stop();
+    rmSync(runDir, { recursive: true, force: true });
   };
+}
+
+/** Folders of runs whose process is gone (a crash or an interrupted run). */
+function removeAbandonedRuns(): void {
+  if (!existsSync(RUNS_DIR)) return;
+  for (const entry of readdirSync(RUNS_DIR)) {
+    const pid = Number(entry.replace(/^run-/, ''));
+    if (Number.isInteger(pid) && pid !== process.pid && isAlive(pid)) continue;
+    const postmaster = join(RUNS_DIR, entry, 'postgres', 'postmaster.pid');
+    if (existsSync(postmaster)) continue; // its server may still be stopping; the next run sweeps it
+    rmSync(join(RUNS_DIR, entry), { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
