@@ -37,11 +37,14 @@ export class RequestContext {
   }
 
   /** Runs `work` in one database transaction: everything it wrote is kept, or nothing is. */
-  transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
-    return this.em.transactional((em) => {
+  async transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
+    const result = await this.em.transactional((em) => {
       const inner = new RequestContext(em as EntityManager, this.actor, this.services);
       inner.memberships = this.memberships;
       return work(inner);
     });
+    // A write may have changed who belongs where (a new organization, a new member).
+    this.memberships = undefined;
+    return result;
   }
 }

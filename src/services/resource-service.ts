@@ -117,6 +117,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async create(ctx: RequestContext, body: unknown): Promise<T> {
     const { values } = parseInput(this.resource, body, 'create');
     return ctx.transaction(async (tx) => {
+      // Also loads the caller's memberships as they are before the insert.
       await writableRows(tx, this.resource, 'create');
       await this.resource.rules.beforeCreate?.(tx, values as Partial<T>);
       await this.assertReferencesExist(tx, values);
@@ -212,10 +213,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /**
    * The row must be the caller's to write: checked before an update or delete, and again after a create
-   * or update (inside its transaction), so that a write into another tenant is undone.
+   * or update (inside its transaction), so that a write into another tenant is undone. Memberships are
+   * those from before the write: a member who adds themselves to the owners team is not yet an owner.
    */
   private async assertWritable(ctx: RequestContext, id: string, action: WriteAction): Promise<void> {
-    ctx.memberships = undefined;
     const writable = await writableRows(ctx, this.resource, action);
     if (writable && !(await this.exists(ctx, and({ id }, writable)))) {
       throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);

@@ -58,8 +58,8 @@ async function colleagueIds(ctx: RequestContext): Promise<string[]> {
   const rows = await ctx.em
     .getConnection()
     .execute<{ user_id: string }[]>(
-      `select distinct m.user_id from team_member m join team t on t.id = m.team_id where t.organization_id = any(?)`,
-      [organizations],
+      `select distinct m.user_id from team_member m join team t on t.id = m.team_id where t.organization_id = any(?::uuid[])`,
+      [`{${organizations.join(',')}}`],
       'all',
       ctx.em.getTransactionContext(),
     );
