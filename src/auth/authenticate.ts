@@ -66,6 +66,7 @@ export class Authenticator {
         if (credentials.kind === 'basic' && !sameText(owner.user.email, credentials.email)) {
           return { rateKey: anonymous, refusal: 'the API key does not belong to that email' };
         }
+        await recordUse(em, owner);
         return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, owner.tokenId) };
       }
       case 'bearer': {
@@ -89,7 +90,7 @@ export class Authenticator {
   }
 
   /** The active owner of a live API key, in one statement; a refusal reason otherwise. */
-  private async keyOwner(em: EntityManager, key: string): Promise<{ user: PlatformUser; tokenId: string } | string> {
+  private async keyOwner(em: EntityManager, key: string): Promise<KeyOwner | string> {
     const hash = hashApiKey(key);
     const [row] = await em.getConnection().execute<KeyOwnerRow[]>(
       `select t.id as token_id, t.token_hash, t.expires_at, t.last_used_at, u.*
@@ -102,11 +103,20 @@ export class Authenticator {
     if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'the API key has expired';
     const user = em.map(PlatformUser, row);
     if (!user.active) return 'the owner of this API key is deactivated';
-    if (!row.last_used_at || Date.now() - new Date(row.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-      await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [row.token_id]);
-    }
-    return { user, tokenId: row.token_id };
+    return { user, tokenId: row.token_id, lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null };
   }
+}
+
+interface KeyOwner {
+  user: PlatformUser;
+  tokenId: string;
+  lastUsedAt: Date | null;
+}
+
+/** Stamps lastUsedAt on a key that authenticated a request (at most once per LAST_USED_RESOLUTION_MS). */
+async function recordUse(em: EntityManager, owner: KeyOwner): Promise<void> {
+  if (owner.lastUsedAt && Date.now() - owner.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
+  await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [owner.tokenId]);
 }
 
 /** The user a token names: by `sub` first, then by its email claim. */
