@@ -5,7 +5,7 @@ import { BaseEntity } from './base';
 import { PlatformUser } from './platform-user';
 
 /** An API key of a user; only a hash of the key is stored. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'access_token' })
 export class AccessToken extends BaseEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })

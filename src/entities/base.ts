@@ -2,7 +2,7 @@ import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
 
 /** Fields every persisted resource carries; all of them are owned by the server. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export abstract class BaseEntity {
   @Attr.primaryKey()
   id!: string;
@@ -21,7 +21,7 @@ export abstract class BaseEntity {
 }
 
 /** Resources that are hidden, not removed, when deleted. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 export abstract class SoftDeletableEntity extends BaseEntity {
   @Attr.boolean({ writable: 'never' })
   deleted!: boolean;

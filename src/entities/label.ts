@@ -5,7 +5,7 @@ import { BaseEntity } from './base';
 import { Organization } from './organization';
 
 /** A tag applied to documents and tasks; its name is unique within the organization. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'label' })
 @Unique({ properties: ['organizationId', 'name'] })
 export class Label extends BaseEntity {

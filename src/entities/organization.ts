@@ -4,7 +4,7 @@ import { Attr } from '../model/fields';
 import { BaseEntity } from './base';
 
 /** The top-level tenant: every project, store and resource belongs to one organization. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'organization' })
 export class Organization extends BaseEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })

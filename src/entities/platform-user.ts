@@ -8,7 +8,7 @@ export const PLATFORM_ADMIN = 'PLATFORM_ADMIN';
 const nullableBoolean = { type: 'boolean', nullable: true };
 
 /** A person (or service identity) that calls the platform. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'platform_user' })
 export class PlatformUser extends BaseEntity {
   @Attr.string({

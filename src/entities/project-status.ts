@@ -5,7 +5,7 @@ import { BaseEntity } from './base';
 import { Organization } from './organization';
 
 /** A status a project can be in, defined per organization. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'project_status' })
 export class ProjectStatus extends BaseEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })

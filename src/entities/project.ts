@@ -56,7 +56,7 @@ export const executionPolicySchema: JsonSchema = {
 const xy = { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } };
 
 /** A workspace of an organization where documents, tasks and assistants live. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'project' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class Project extends SoftDeletableEntity {

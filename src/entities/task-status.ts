@@ -6,7 +6,7 @@ import { TaskStatusType } from './enums';
 import { Organization } from './organization';
 
 /** A status a task can be in; tasks refer to it by slug within their organization. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'task_status' })
 export class TaskStatus extends SoftDeletableEntity {
   @Attr.slug({ description: 'Derived from the label when omitted' })

@@ -6,7 +6,7 @@ import { PlatformUser } from './platform-user';
 import { Project } from './project';
 
 /** A unit of work in a project; its status is a task-status slug of the project's organization. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'task' })
 export class Task extends SoftDeletableEntity {
   @Attr.string({ maxLength: 1000, searchable: true })

@@ -6,7 +6,7 @@ import { PlatformUser } from './platform-user';
 import { Team } from './team';
 
 /** A user's membership in a team. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'team_member' })
 @Unique({ properties: ['teamId', 'userId'] })
 export class TeamMember extends BaseEntity {

@@ -5,7 +5,7 @@ import { BaseEntity } from './base';
 import { Organization } from './organization';
 
 /** Groups users for collaborative access control within an organization's projects. */
-@ObjectType()
+@ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'team' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class Team extends BaseEntity {

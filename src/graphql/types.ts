@@ -50,7 +50,7 @@ function namedClass(name: string): ClassType {
 
 function pageType(resource: Resource): ClassType {
   const Page = namedClass(`${resource.name}Page`);
-  ObjectType(`${resource.name}Page`, { description: `One page of ${resource.listName}` })(Page);
+  ObjectType(`${resource.name}Page`, { description: `One page of ${resource.listName}`, simpleResolvers: true })(Page);
   const field = (name: string, type: () => unknown) => Field(type as () => typeof Int)(Page.prototype, name);
   field('content', () => [resource.entity]);
   field('totalElements', () => Int);

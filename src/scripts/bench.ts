@@ -1,3 +1,4 @@
+import '../env';
 import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { appOptions, createApp } from '../app';
@@ -11,7 +12,7 @@ import { queryCounter } from '../database/query-counter';
 /**
  * Throughput, latency and SQL statements per request of typical calls, against a scratch database
  * seeded here (BENCH_ORGS x BENCH_PROJECTS x BENCH_TASKS). Bounded: BENCH_REQUESTS per scenario at
- * BENCH_CONCURRENCY, loopback only.
+ * BENCH_CONCURRENCY, loopback only; BENCH_ONLY=text runs the scenarios whose name contains it.
  */
 const ORGS = Number(process.env.BENCH_ORGS ?? 10);
 const PROJECTS = Number(process.env.BENCH_PROJECTS ?? 10);
@@ -68,7 +69,8 @@ async function main(): Promise<void> {
     ];
     console.log(`\n${REQUESTS} requests per scenario, ${CONCURRENCY} at a time\n`);
     console.log(pad('scenario', 58) + pad('req/s', 9) + pad('p50 ms', 9) + pad('p95 ms', 9) + 'SQL/req');
-    for (const [name, run] of scenarios) {
+    const only = process.env.BENCH_ONLY?.toLowerCase();
+    for (const [name, run] of scenarios.filter(([n]) => !only || n.toLowerCase().includes(only))) {
       await measure(run, Math.min(50, REQUESTS));
       const result = await measure(run, REQUESTS);
       console.log(pad(name, 58) + pad(result.perSecond.toFixed(0), 9) + pad(result.p50.toFixed(1), 9) + pad(result.p95.toFixed(1), 9) + result.statements.toFixed(1));
