@@ -1,9 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { AccessToken } from '../entities/access-token';
 import { PLATFORM_ADMIN, PlatformUser } from '../entities/platform-user';
-import { fieldsOf, implicitDefault } from '../model/fields';
 import { logger } from '../http/logger';
+import { resources } from '../model/registry';
+import { RequestContext } from '../services/context';
+import { Services } from '../services/services';
 import { generateApiKey, hashApiKey, keyPrefix } from './api-keys';
 
 export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
@@ -14,16 +16,12 @@ export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
  * printed once.
  */
 export async function bootstrapAdministrator(orm: MikroORM, configuredKey: string | undefined): Promise<void> {
-  const em = orm.em.fork();
-  await em.transactional(async (tx) => {
-    if (!configuredKey && (await tx.count(PlatformUser, {})) > 0) return;
-    const admin = (await tx.findOne(PlatformUser, { email: BOOTSTRAP_ADMIN_EMAIL })) ?? createAdmin(tx.create.bind(tx));
-    admin.active = true;
-    admin.security = { ...admin.security, roles: [...new Set([...(admin.security?.roles ?? []), PLATFORM_ADMIN])] };
+  const system = new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, new Services(resources));
+  await system.transaction(async (tx) => {
+    if (!configuredKey && (await tx.em.count(PlatformUser, {})) > 0) return;
+    const admin = await ensureAdministrator(tx);
     const key = configuredKey ?? generateApiKey();
-    if (!(await tx.findOne(AccessToken, { tokenHash: hashApiKey(key) }))) {
-      tx.create(AccessToken, { ...stamp(), name: 'bootstrap', userId: admin.id, tokenHash: hashApiKey(key), tokenPrefix: keyPrefix(key) });
-    }
+    await ensureApiKey(tx, admin.id, key);
     if (!configuredKey) {
       // Printed once, on the first start of an empty database; only its hash is stored.
       process.stdout.write(`\nAdministrator ${BOOTSTRAP_ADMIN_EMAIL} created. API key (shown once):\n  ${key}\n\n`);
@@ -32,16 +30,25 @@ export async function bootstrapAdministrator(orm: MikroORM, configuredKey: strin
   });
 }
 
-function stamp() {
-  const now = new Date();
-  return { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 };
+/** admin@localhost, active and holding the PLATFORM_ADMIN role. */
+async function ensureAdministrator(tx: RequestContext): Promise<PlatformUser> {
+  const users = tx.services.resource('users');
+  const existing = await tx.em.findOne(PlatformUser, { email: BOOTSTRAP_ADMIN_EMAIL });
+  if (!existing) {
+    return (await users.create(tx, {
+      email: BOOTSTRAP_ADMIN_EMAIL,
+      firstName: 'Platform',
+      lastName: 'Administrator',
+      security: { roles: [PLATFORM_ADMIN] },
+    })) as PlatformUser;
+  }
+  const roles = [...new Set([...(existing.security?.roles ?? []), PLATFORM_ADMIN])];
+  return (await users.update(tx, existing.id, { active: true, security: { ...existing.security, roles } })) as PlatformUser;
 }
 
-function createAdmin(create: (entity: typeof PlatformUser, data: Partial<PlatformUser>) => PlatformUser): PlatformUser {
-  const defaults = Object.fromEntries(
-    fieldsOf(PlatformUser)
-      .map((f) => [f.name, implicitDefault(f)] as const)
-      .filter(([, v]) => v !== undefined),
-  );
-  return create(PlatformUser, { ...defaults, ...stamp(), email: BOOTSTRAP_ADMIN_EMAIL, firstName: 'Platform', lastName: 'Administrator', searchText: 'platform administrator' });
+/** The key is stored like any other (only its hash); the configured text replaces the generated one. */
+async function ensureApiKey(tx: RequestContext, userId: string, key: string): Promise<void> {
+  if ((await tx.em.count(AccessToken, { tokenHash: hashApiKey(key) })) > 0) return;
+  const created = await tx.services.resource('access-tokens').create(tx, { name: 'bootstrap', userId });
+  await tx.em.nativeUpdate(AccessToken, { id: created.id }, { tokenHash: hashApiKey(key), tokenPrefix: keyPrefix(key) });
 }
