@@ -74,12 +74,19 @@ export interface FieldMeta {
 }
 
 const fieldsByClass = new Map<object, FieldMeta[]>();
+/** fieldsOf answers, per class; read on every answer, so computed once. */
+const resolvedFields = new Map<object, FieldMeta[]>();
 
 /** The fields of an entity class, inherited ones first. */
 export function fieldsOf(entity: EntityClass<object> | object): FieldMeta[] {
-  const chain: object[] = [];
-  for (let c: object | null = entity; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
-  return chain.flatMap((c) => fieldsByClass.get(c) ?? []);
+  let fields = resolvedFields.get(entity);
+  if (!fields) {
+    const chain: object[] = [];
+    for (let c: object | null = entity; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
+    fields = chain.flatMap((c) => fieldsByClass.get(c) ?? []);
+    resolvedFields.set(entity, fields);
+  }
+  return fields;
 }
 
 function remember(target: object, meta: FieldMeta): void {
@@ -87,6 +94,7 @@ function remember(target: object, meta: FieldMeta): void {
   const list = fieldsByClass.get(owner) ?? [];
   list.push(meta);
   fieldsByClass.set(owner, list);
+  resolvedFields.clear();
 }
 
 type GraphqlType = () => unknown;

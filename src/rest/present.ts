@@ -4,6 +4,8 @@ import type { RequestContext } from '../services/context';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
+type Row = Record<string, unknown>;
+
 /**
  * How many levels of referenced objects a REST answer embeds: `Project.organization` is an object, its
  * own references are ids (and null objects). Deeper graphs are what GraphQL is for.
@@ -11,34 +13,44 @@ export type Json = null | boolean | number | string | Json[] | { [key: string]: 
 const EMBED_DEPTH = 1;
 
 /** The JSON of one entity: every declared field, dates as ISO text, referenced objects embedded. */
-export function present(ctx: RequestContext, resource: Resource, entity: object): Promise<Json> {
-  return presentEntity(ctx, entity, resource.fields, EMBED_DEPTH);
+export async function present(ctx: RequestContext, resource: Resource, entity: object): Promise<Json> {
+  return (await presentAll(ctx, resource, [entity]))[0];
 }
 
+/** The JSON of many entities; each reference of each level is fetched once, in one batched statement. */
 export function presentAll(ctx: RequestContext, resource: Resource, entities: object[]): Promise<Json[]> {
-  // Issued together so that each relation of each level is fetched in one batched statement.
-  return Promise.all(entities.map((entity) => present(ctx, resource, entity)));
+  return presentRows(ctx, resource.fields, entities as Row[], EMBED_DEPTH);
 }
 
-async function presentEntity(ctx: RequestContext, entity: object, fields: FieldMeta[], depth: number): Promise<Json> {
-  const row = entity as Record<string, unknown>;
-  const out: Record<string, Json> = {};
-  for (const field of fields) out[field.name] = toJson(row[field.name]);
+async function presentRows(ctx: RequestContext, fields: FieldMeta[], rows: Row[], depth: number): Promise<Json[]> {
+  const out = rows.map((row) => scalars(row, fields));
+  const references = fields.filter((field) => field.reference?.embed);
   await Promise.all(
-    fields
-      .filter((field) => field.reference?.embed)
-      .map(async (field) => {
-        const reference = field.reference!;
-        const id = row[field.name];
-        const target = depth > 0 && typeof id === 'string' ? await ctx.loaders.byId(reference.target()).load(id) : null;
-        out[reference.relation] = target ? await presentEntity(ctx, target, fieldsOf(reference.target()), depth - 1) : null;
-      }),
+    references.map(async (field) => {
+      const { relation, target } = field.reference!;
+      const embedded = depth > 0 ? await embeddedById(ctx, target(), rows.map((row) => row[field.name]), depth - 1) : new Map<string, Json>();
+      rows.forEach((row, i) => {
+        out[i][relation] = embedded.get(row[field.name] as string) ?? null;
+      });
+    }),
   );
   return out;
 }
 
-function toJson(value: unknown): Json {
-  if (value === undefined || value === null) return null;
-  if (value instanceof Date) return value.toISOString();
-  return value as Json;
+/** The referenced rows (visible to the caller), presented, by id. */
+async function embeddedById(ctx: RequestContext, entity: Parameters<typeof fieldsOf>[0], values: unknown[], depth: number): Promise<Map<string, Json>> {
+  const ids = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
+  if (ids.length === 0) return new Map();
+  const found = (await ctx.loaders.byId(entity as never).loadMany(ids)).filter((row): row is Row => row !== null && !(row instanceof Error));
+  const presented = await presentRows(ctx, fieldsOf(entity), found, depth);
+  return new Map(found.map((row, i) => [row.id as string, presented[i]]));
+}
+
+function scalars(row: Row, fields: FieldMeta[]): { [key: string]: Json } {
+  const out: { [key: string]: Json } = {};
+  for (const field of fields) {
+    const value = row[field.name];
+    out[field.name] = value === undefined || value === null ? null : value instanceof Date ? value.toISOString() : (value as Json);
+  }
+  return out;
 }
