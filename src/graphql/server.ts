@@ -1,5 +1,5 @@
 import { ApolloServer } from '@apollo/server';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import type { Resource } from '../model/resource';
@@ -19,7 +19,8 @@ export async function graphqlHandler(resources: readonly Resource[]): Promise<{ 
     introspection: true,
     includeStacktraceInErrorResponses: false,
     validationRules: [depthRule],
-    plugins: [ApolloServerPluginLandingPageDisabled(), costLimitPlugin(schema)],
+    // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema)],
   });
   await server.start();
   const middleware = expressMiddleware(server, { context: async ({ req }) => ({ ctx: contextOf(req) }) });
