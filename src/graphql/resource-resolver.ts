@@ -1,8 +1,10 @@
-import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { NotFoundError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
 import { summarizePage, type PageResult } from '../services/page';
 import type { GraphqlContext } from './context';
+import { contentColumns } from './selection';
 import { ListArgs, typesOf } from './types';
 
 function pageOf(result: PageResult<object>) {
@@ -16,8 +18,8 @@ export function resourceResolver(resource: Resource, resources: readonly Resourc
   @Resolver(() => resource.entity)
   class ResourceResolver {
     @Query(() => page, { name: resource.listName, description: `List ${resource.listName}` })
-    async list(@Args(() => ListArgs) args: ListArgs, @Ctx() { ctx }: GraphqlContext) {
-      return pageOf(await ctx.services.resource(resource.path).list(ctx, args));
+    async list(@Args(() => ListArgs) args: ListArgs, @Ctx() { ctx }: GraphqlContext, @Info() info: GraphQLResolveInfo) {
+      return pageOf(await ctx.services.resource(resource.path).list(ctx, { ...args, columns: contentColumns(info, resource) }));
     }
 
     @Query(() => resource.entity, { name: resource.itemName, nullable: true, description: `One ${resource.name} by id; null when absent` })
@@ -93,15 +95,17 @@ function addCollectionFields(resolver: Function, resource: Resource, resources: 
       defineFieldResolver(
         resolver,
         `resolve_${inverse}`,
-        async (root: { id: string }, args: ListArgs, { ctx }: GraphqlContext) => {
+        async (root: { id: string }, args: ListArgs, { ctx }: GraphqlContext, info: GraphQLResolveInfo) => {
           const service = ctx.services.resource(child.path);
-          return pageOf(await ctx.loaders.children(service, field.name, { ...args }).load(root.id));
+          const params = { ...args, columns: contentColumns(info, child) };
+          return pageOf(await ctx.loaders.children(service, field.name, params).load(root.id));
         },
         (prototype, method, descriptor) => {
           FieldResolver(() => typesOf(child).page, { name: inverse })(prototype, method, descriptor);
           Root()(prototype, method, 0);
           Args(() => ListArgs)(prototype, method, 1);
           Ctx()(prototype, method, 2);
+          Info()(prototype, method, 3);
         },
       );
     }

@@ -28,6 +28,8 @@ export interface ListParams {
   filter?: string | null;
   query?: string | null;
   sort?: string | string[] | null;
+  /** Only these properties are needed (GraphQL selections); whole rows when absent. */
+  columns?: string[];
 }
 
 interface ListPlan {
@@ -54,7 +56,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const plan = await this.plan(ctx, params);
     const { page, pageSize } = plan.paging;
     const [items, totalElements] = await Promise.all([
-      this.rows(ctx, plan.where, { orderBy: plan.orderBy, limit: pageSize, offset: page * pageSize }),
+      this.rows(ctx, plan.where, { orderBy: plan.orderBy, limit: pageSize, offset: page * pageSize, columns: params.columns }),
       ctx.em.createQueryBuilder(this.entity).where(plan.where).getCount(),
     ]);
     return { items, totalElements, page, pageSize, sort: plan.sort };
@@ -70,7 +72,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const { page, pageSize } = plan.paging;
     const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
     const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
-    const paged = ctx.em.createQueryBuilder(this.entity, 'e0').select('*').where(perParent).orderBy(plan.orderBy as never).limit(pageSize, page * pageSize);
+    const paged = ctx.em.createQueryBuilder(this.entity, 'e0').select((params.columns ?? '*') as never).where(perParent).orderBy(plan.orderBy as never).limit(pageSize, page * pageSize);
     const knex = ctx.em.getKnex();
     const statement = knex.raw(
       `select parent.id as "__parent", counted.count as "__total", paged.*
@@ -99,8 +101,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * Reads return plain rows (property names, converted values) rather than managed entities: a read
    * changes nothing, and skipping the unit of work's bookkeeping makes large pages several times cheaper.
    */
-  private rows(ctx: RequestContext, where: Record<string, unknown>, options: { orderBy?: ListPlan['orderBy']; limit?: number; offset?: number } = {}): Promise<T[]> {
-    const qb = ctx.em.createQueryBuilder(this.entity).select('*').where(where);
+  private rows(
+    ctx: RequestContext,
+    where: Record<string, unknown>,
+    options: { orderBy?: ListPlan['orderBy']; limit?: number; offset?: number; columns?: string[] } = {},
+  ): Promise<T[]> {
+    const qb = ctx.em.createQueryBuilder(this.entity).select((options.columns ?? '*') as never).where(where);
     if (options.orderBy) qb.orderBy(options.orderBy as never);
     if (options.limit !== undefined) qb.limit(options.limit, options.offset ?? 0);
     return qb.execute('all', true) as Promise<T[]>;

@@ -1,0 +1,32 @@
+import { Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { Resource } from '../model/resource';
+
+/**
+ * The columns a page's `content { ... }` selection needs: the selected fields, the foreign key behind
+ * each selected reference, and the id (for collections and loaders). Undefined when the selection
+ * cannot be read simply, in which case whole rows are read.
+ */
+export function contentColumns(info: GraphQLResolveInfo, resource: Resource): string[] | undefined {
+  const names = new Set<string>();
+  for (const node of info.fieldNodes) {
+    for (const page of fieldsOf(node.selectionSet, info)) {
+      if (page.name.value === 'content') for (const field of fieldsOf(page.selectionSet, info)) names.add(field.name.value);
+    }
+  }
+  const columns = new Set(['id']);
+  for (const field of resource.fields) {
+    if (names.has(field.name) || (field.reference && names.has(field.reference.relation))) columns.add(field.name);
+  }
+  return [...columns];
+}
+
+/** The fields of a selection set, fragments included. */
+function fieldsOf(selectionSet: SelectionSetNode | undefined, info: GraphQLResolveInfo): FieldNode[] {
+  if (!selectionSet) return [];
+  return selectionSet.selections.flatMap((selection) => {
+    if (selection.kind === Kind.FIELD) return [selection];
+    if (selection.kind === Kind.INLINE_FRAGMENT) return fieldsOf(selection.selectionSet, info);
+    const fragment = info.fragments[selection.name.value];
+    return fragment ? fieldsOf(fragment.selectionSet, info) : [];
+  });
+}
