@@ -55,7 +55,8 @@ function stopLeftoverServer(databaseDir: string): void {
   if (existsSync(pidFile)) rmSync(pidFile);
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (signal 0 only checks). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,6 +2,7 @@ import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../../src/database/database-url';
+import { isAlive } from '../../src/database/embedded-postgres';
 import { openDatabase } from '../../src/database/orm';
 import 'reflect-metadata';
 
@@ -44,14 +45,5 @@ function removeAbandonedRuns(): void {
     const postmaster = join(RUNS_DIR, entry, 'postgres', 'postmaster.pid');
     if (existsSync(postmaster)) continue; // its server may still be stopping; the next run sweeps it
     rmSync(join(RUNS_DIR, entry), { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }

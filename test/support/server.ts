@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { createApp, type AppOptions } from '../../src/app';
 import { jwtSettingsFromEnv } from '../../src/auth/jwt';
 import { generateApiKey } from '../../src/auth/api-keys';
@@ -25,6 +25,8 @@ export interface TestServer {
   request<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Answer<T>>;
   /** A GraphQL request as the administrator (or `key`). */
   graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<Answer<{ data?: T; errors?: any[] }>>;
+  /** A GraphQL operation that must succeed (HTTP 200, no errors): its data. */
+  graphqlData<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<T>;
   /** The SQL statements sent while `work` runs. */
   countQueries(work: () => Promise<unknown>): Promise<number>;
   close(): Promise<void>;
@@ -65,6 +67,12 @@ export async function startServer(options: Partial<AppOptions> = {}): Promise<Te
     orm,
     request,
     graphql: (query, variables, key) => request('POST', '/graphql', { body: { query, variables }, key }),
+    async graphqlData(query, variables, key) {
+      const answer = await request('POST', '/graphql', { body: { query, variables }, key });
+      expect(answer.body?.errors, JSON.stringify(answer.body)).toBeUndefined();
+      expect(answer.status, answer.text).toBe(200);
+      return answer.body.data;
+    },
     async countQueries(work) {
       const before = queryCounter.total;
       await work();
