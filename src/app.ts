@@ -4,6 +4,7 @@ import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AppConfig } from './config/config';
 import { graphqlHandler } from './graphql/server';
+import { accessLog } from './http/access-log';
 import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
@@ -47,6 +48,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  app.use(accessLog);
   app.get('/health', healthHandler(orm));
   app.use(explorerRouter());
   app.use(authenticator.identify);
