@@ -346,7 +346,7 @@ describe('callers with bearer tokens', () => {
     const user = await admin.request('POST', '/api/users', { body: { email } });
     expect(user.status, user.text).toBe(201);
     const token = () =>
-      new jose.SignJWT({ email })
+      new jose.SignJWT({ email, email_verified: true })
         .setProtectedHeader({ alg: 'RS256' })
         .setIssuer(issuer)
         .setAudience(audience)

@@ -341,8 +341,22 @@ describe('isolation between tenants', () => {
       const target = resourceOf(field.reference!.target())!;
       const relation = field.reference!.relation;
 
+      if (target.scope.kind === 'organization') {
+        it(`refuses ${resource.path}.${field.name} naming A's ${target.name} from B's organization, even for the administrator`, async () => {
+          const foreign = rowOf(rowsA, target.path).id;
+          const referring = async () => (await server.request('GET', `/api/${resource.path}?filter=${field.name}==${foreign}`)).body.totalElements;
+          const before = await referring();
+          const body = await buildCreateBody(server, resource, { organizationId: orgB, key: b.key, userId: b.id, overrides: { [field.name]: foreign } });
+          const created = await server.request('POST', `/api/${resource.path}`, { body }); // as the administrator
+          expect(created.status, created.text).toBe(400);
+          expect(created.body.details?.[0]?.field).toBe(field.name);
+          expect(await referring(), 'nothing was written').toBe(before);
+        });
+        continue;
+      }
+
       it(`B never sees A's ${target.name} through ${resource.path}.${relation} (REST embed, GraphQL field)`, async () => {
-        const foreign = target.path === 'users' ? a.id : rowOf(rowsA, target.path).id;
+        const foreign = a.id;
         const body = await buildCreateBody(server, resource, { organizationId: orgB, key: b.key, userId: b.id, overrides: { [field.name]: foreign } });
         const created = await server.request('POST', `/api/${resource.path}`, { body }); // as the administrator
         expect(created.status, created.text).toBe(201);
@@ -369,7 +383,8 @@ describe('isolation between tenants', () => {
       });
 
       const inverse = field.reference!.inverse;
-      if (inverse && target.scope.kind === 'organization') {
+      // Organization-scoped references across tenants are refused above, so only others can be listed.
+      if (inverse && target.scope.kind !== 'organization') {
         it(`B's ${target.name}.${inverse} never lists A's ${resource.name} rows`, async () => {
           const own = rowOf(rowsB, target.path).id;
           const body = await buildCreateBody(server, resource, { organizationId: orgA, key: a.key, userId: a.id, overrides: { [field.name]: own } });

@@ -119,14 +119,18 @@ async function recordUse(em: EntityManager, owner: KeyOwner): Promise<void> {
   await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [owner.tokenId]);
 }
 
-/** The user a token names: by `sub` first, then by its email claim. */
+/**
+ * The user a token names: by `sub` first; otherwise by its email claim, but only when the identity
+ * provider vouches for the email (`email_verified: true`) and that user is not bound to another subject.
+ */
 export async function findUserByClaims(em: EntityManager, claims: JWTPayload): Promise<PlatformUser | null> {
   if (claims.sub) {
     const bySubject = await em.findOne(PlatformUser, { authSubject: claims.sub });
     if (bySubject) return bySubject;
   }
   const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
-  return email ? em.findOne(PlatformUser, { email }) : null;
+  if (!email || claims.email_verified !== true) return null;
+  return em.findOne(PlatformUser, { email, authSubject: null });
 }
 
 function sameText(a: string, b: string): boolean {

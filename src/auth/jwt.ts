@@ -1,5 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { UnauthenticatedError } from '../errors/api-error';
+import { logger } from '../http/logger';
 
 /** jose is an ES module; this project compiles to CommonJS, so it is loaded with import(). */
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });
@@ -38,6 +39,9 @@ export class JwtVerifier {
 
   static async create(settings: JwtSettings): Promise<JwtVerifier> {
     const jose = await import('jose');
+    if ((settings.jwksUrl || settings.publicKeyPem) && (!settings.issuer || !settings.audience)) {
+      logger.warn('bearer tokens are accepted without an issuer or audience check: set AUTH_JWT_ISSUER and AUTH_JWT_AUDIENCE');
+    }
     if (settings.jwksUrl) {
       const jwks = jose.createRemoteJWKSet(new URL(settings.jwksUrl), { cooldownDuration: settings.jwksCooldownMs, cacheMaxAge: 10 * 60_000 });
       return new JwtVerifier(settings, jose, jwks);
@@ -58,6 +62,8 @@ export class JwtVerifier {
         issuer: this.settings.issuer,
         audience: this.settings.audience,
         clockTolerance: this.settings.clockToleranceSeconds,
+        // A token without an expiry would be valid forever.
+        requiredClaims: ['exp'],
         algorithms: ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'],
       };
       const { payload } =

@@ -13,6 +13,6 @@ export class TeamMember extends BaseEntity {
   @Attr.reference(() => Team, { required: true, nullable: true, inverse: 'members', onDelete: 'cascade' })
   teamId!: string | null;
 
-  @Attr.reference(() => PlatformUser, { required: true, nullable: true, onDelete: 'cascade' })
+  @Attr.reference(() => PlatformUser, { required: true, nullable: true, anyRecord: true, onDelete: 'cascade' })
   userId!: string | null;
 }

@@ -54,6 +54,8 @@ export interface ReferenceOptions extends FieldOptions {
   /** The relation object is listed as required in the response schema. */
   embedRequired?: boolean;
   onDelete?: 'cascade' | 'set null' | 'restrict';
+  /** Any live record may be named, also one the caller cannot see (a team's new member). */
+  anyRecord?: boolean;
 }
 
 export interface ReferenceMeta {
@@ -63,6 +65,7 @@ export interface ReferenceMeta {
   inverse?: string;
   embed: boolean;
   embedRequired: boolean;
+  anyRecord: boolean;
 }
 
 export interface FieldMeta {
@@ -111,6 +114,7 @@ function declare(
 ): PropertyDecorator {
   return (target, key) => {
     const name = String(key);
+    if (options.persist === false) options = { ...options, filterable: false };
     column(target, name);
     Field(graphqlType as () => typeof String, { nullable: options.nullable ?? false, description: options.description })(target, key);
     remember(target, { name, kind, options, ...extra });
@@ -186,6 +190,7 @@ export const Attr = {
         inverse: options.inverse,
         embed: options.embed ?? true,
         embedRequired: options.embedRequired ?? false,
+        anyRecord: options.anyRecord ?? false,
       };
       declare('reference', column, () => ID, options, { reference })(prototype, key);
     },

@@ -152,10 +152,21 @@ function checkJson(field: FieldMeta, value: unknown): Checked {
   return { value };
 }
 
-/** PostgreSQL text and jsonb cannot hold U+0000. */
+/** PostgreSQL text and jsonb cannot hold U+0000. Walks without recursion: values may nest deeply. */
 export function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (isPlainObject(value)) return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v));
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\u0000')) return true;
+    } else if (Array.isArray(next)) {
+      pending.push(...next);
+    } else if (isPlainObject(next)) {
+      for (const [key, item] of Object.entries(next)) {
+        if (key.includes('\u0000')) return true;
+        pending.push(item);
+      }
+    }
+  }
   return false;
 }

@@ -10,8 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
-import { implicitDefault } from '../model/fields';
+import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
 import type { Resource, WriteAction } from '../model/resource';
+import { nest } from '../query/field-path';
 import { parseFilter } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
@@ -152,7 +153,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.resource.rules.beforeUpdate?.(tx, entity, changes as Partial<T>);
       const effective = changedValues(entity as Row, changes);
       if (Object.keys(effective).length === 0) return entity;
-      await this.assertReferencesExist(tx, effective);
+      await this.assertReferencesExist(tx, effective, entity as Row);
       Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
       this.refreshSearchText(effective, entity as Row);
       tx.em.assign(entity, effective as never);
@@ -229,22 +230,53 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     }
   }
 
-  /** A reference to a record that does not exist (or that the caller cannot see) is a 400 naming the field. */
-  private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>): Promise<void> {
-    for (const field of this.resource.fields) {
-      const id = values[field.name];
-      if (!field.reference || typeof id !== 'string') continue;
-      const target = field.reference.target();
-      if (!(await this.referenceExists(ctx, target, id))) throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
+  /**
+   * Every reference must name a live record the caller can see; a tenant record must also belong to the
+   * same organization as the row that refers to it. Anything else is a 400 naming the field.
+   */
+  private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<void> {
+    const references = this.resource.fields.filter((f) => f.reference && typeof values[f.name] === 'string');
+    if (references.length === 0) return;
+    const organizationId = await this.organizationOf(ctx, { ...current, ...values });
+    for (const field of references) {
+      const id = values[field.name] as string;
+      const target = field.reference!.target();
+      if (!(await this.referenceExists(ctx, field, id, organizationId))) {
+        throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}${organizationId ? ' in this organization' : ''}`);
+      }
     }
   }
 
-  /** Tenant rows must be visible to the caller; others (users) need only exist and be live. */
-  private async referenceExists(ctx: RequestContext, target: EntityClass<object>, id: string): Promise<boolean> {
+  private async referenceExists(ctx: RequestContext, field: FieldMeta, id: string, organizationId: string | undefined): Promise<boolean> {
+    const target = field.reference!.target();
     const service = ctx.services.forEntity(target);
     if (!service) return (await ctx.em.count(target, { id } as FilterQuery<object>)) > 0;
-    if (service.resource.scope.kind === 'organization') return (await service.findByIds(ctx, [id])).length > 0;
-    return service.exists(ctx, and({ id }, liveRows(service.resource)));
+    const scope = service.resource.scope;
+    const live = and({ id }, liveRows(service.resource));
+    if (scope.kind === 'organization') {
+      const sameOrganization = organizationId ? nest(scope.path.split('.'), organizationId) : undefined;
+      return service.exists(ctx, and(live, await visibleRows(ctx, service.resource), sameOrganization));
+    }
+    if (field.reference!.anyRecord) return service.exists(ctx, live);
+    return service.exists(ctx, and(live, await visibleRows(ctx, service.resource)));
+  }
+
+  /** The organization a row (given as its values) belongs to, following the scope path through references. */
+  private async organizationOf(ctx: RequestContext, row: Record<string, unknown>): Promise<string | undefined> {
+    if (this.resource.scope.kind !== 'organization') return undefined;
+    const [first, ...rest] = this.resource.scope.path.split('.');
+    let value = row[first];
+    let fields = this.resource.fields;
+    let step = first;
+    for (const next of rest) {
+      const target = fields.find((f) => f.name === step)?.reference?.target();
+      if (!target || typeof value !== 'string') return undefined;
+      const [parent] = await ctx.em.createQueryBuilder(target).select(['id', next]).where({ id: value }).execute('all', true);
+      value = (parent as Record<string, unknown> | undefined)?.[next];
+      fields = fieldsOf(target);
+      step = next;
+    }
+    return typeof value === 'string' ? value : undefined;
   }
 
   /** Server-owned fields (deleted, locked, searchText ...) start at their defaults. */

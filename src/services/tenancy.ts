@@ -14,7 +14,7 @@ export interface Memberships {
 /** The team whose members own an organization: they alone manage its teams, members and secrets. */
 export const OWNERS_TEAM_SLUG = 'owners';
 
-/** Looked up once per request (and again after a write that may change them). */
+/** Looked up once per request (and again after a write that may change them); archived organizations grant nothing. */
 export function memberships(ctx: RequestContext): Promise<Memberships> {
   const user = ctx.user;
   if (!user) return Promise.resolve({ member: new Set(), owner: new Set() });
@@ -22,8 +22,8 @@ export function memberships(ctx: RequestContext): Promise<Memberships> {
     .getConnection()
     .execute<{ organization_id: string; owner: boolean }[]>(
       `select t.organization_id, bool_or(t.slug = ?) as owner
-         from team_member m join team t on t.id = m.team_id
-        where m.user_id = ? group by t.organization_id`,
+         from team_member m join team t on t.id = m.team_id join organization o on o.id = t.organization_id
+        where m.user_id = ? and o.archived is not true group by t.organization_id`,
       [OWNERS_TEAM_SLUG, user.id],
       'all',
       ctx.em.getTransactionContext(),

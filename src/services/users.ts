@@ -2,8 +2,12 @@ import type { PlatformUser } from '../entities/platform-user';
 import { ForbiddenError } from '../errors/api-error';
 import type { ResourceRules } from './resource-rules';
 
-/** Fields only platform administrators change: a user cannot grant themselves roles or reactivate themselves. */
-const ADMIN_ONLY: (keyof PlatformUser)[] = ['security', 'active'];
+/**
+ * Fields only platform administrators change: a user cannot grant themselves roles, reactivate
+ * themselves, or take another identity's email (emails identify the bootstrap administrator and
+ * bearer-token sign-ins).
+ */
+const ADMIN_ONLY: (keyof PlatformUser)[] = ['security', 'active', 'email'];
 
 export const userRules: ResourceRules<PlatformUser> = {
   async beforeUpdate(ctx, _user, changes) {

@@ -1,0 +1,127 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createProject } from './support/fixtures';
+import { startServer, unique, type TestServer } from './support/server';
+
+type Jose = typeof import('jose');
+
+const ISSUER = 'https://issuer.hardening.test/';
+const AUDIENCE = 'platform-api-hardening';
+
+let server: TestServer;
+let jose: Jose;
+let keys: Awaited<ReturnType<Jose['generateKeyPair']>>;
+
+beforeAll(async () => {
+  jose = await import('jose');
+  keys = await jose.generateKeyPair('RS256');
+  server = await startServer({
+    jwt: { publicKeyPem: await jose.exportSPKI(keys.publicKey), issuer: ISSUER, audience: AUDIENCE, clockToleranceSeconds: 30, jwksCooldownMs: 0 },
+  });
+});
+afterAll(() => server.close());
+
+/** A user with an API key of their own. */
+async function caller(): Promise<{ id: string; email: string; key: string }> {
+  const email = `${unique('hard')}@example.com`;
+  const user = await server.request('POST', '/api/users', { body: { email } });
+  expect(user.status, user.text).toBe(201);
+  const token = await server.request('POST', '/api/access-tokens', { body: { name: 'k', userId: user.body.id } });
+  expect(token.status, token.text).toBe(201);
+  return { id: user.body.id, email, key: token.body.token };
+}
+
+function sign(claims: Record<string, unknown>, options: { sub?: string; exp?: boolean } = {}): Promise<string> {
+  let jwt = new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setSubject(options.sub ?? unique('sub'));
+  if (options.exp !== false) jwt = jwt.setExpirationTime('5m');
+  return jwt.sign(keys.privateKey);
+}
+
+const me = (token: string) => server.request('GET', '/api/account/me', { key: null, headers: { authorization: `Bearer ${token}` } });
+
+describe('identity', () => {
+  it('refuses a user changing their own email (it identifies bootstrap administrators and sign-ins)', async () => {
+    const alice = await caller();
+    const answer = await server.request('PUT', `/api/users/${alice.id}`, { body: { email: 'admin@localhost' }, key: alice.key });
+    expect(answer.status, answer.text).toBe(403);
+    expect((await server.request('GET', `/api/users/${alice.id}`)).body.email).toBe(alice.email);
+  });
+
+  it('matches a bearer token by email only when the email is verified', async () => {
+    const alice = await caller();
+    expect((await me(await sign({ email: alice.email }))).status).toBe(401);
+    expect((await me(await sign({ email: alice.email, email_verified: false }))).status).toBe(401);
+    const verified = await me(await sign({ email: alice.email, email_verified: true }));
+    expect(verified.status, verified.text).toBe(200);
+    expect(verified.body.id).toBe(alice.id);
+  });
+
+  it('never lets a second subject take over a user bound to another one', async () => {
+    const alice = await caller();
+    const first = await server.request('POST', '/api/account/callback', {
+      key: null,
+      headers: { authorization: `Bearer ${await sign({ email: alice.email, email_verified: true }, { sub: unique('first') })}` },
+    });
+    expect(first.status, first.text).toBe(200);
+    const intruder = await me(await sign({ email: alice.email, email_verified: true }, { sub: unique('second') }));
+    expect(intruder.status, intruder.text).toBe(401);
+  });
+
+  it('refuses a bearer token without an expiry', async () => {
+    const alice = await caller();
+    const answer = await me(await sign({ email: alice.email, email_verified: true }, { exp: false }));
+    expect(answer.status, answer.text).toBe(401);
+  });
+});
+
+describe('inputs that must not reach the database', () => {
+  it('refuses filtering or sorting by a value the server never stores (the one-time key) with 400', async () => {
+    for (const query of ["filter=token=='x'", 'sort=token:asc']) {
+      const answer = await server.request('GET', `/api/access-tokens?${query}`);
+      expect(answer.status, `${query}: ${answer.text}`).toBe(400);
+    }
+  });
+
+  it('refuses a body nested deeper than 64 levels with 400, also far deeper ones', async () => {
+    const organization = await createOrganization(server);
+    for (const depth of [100, 20_000]) {
+      const nested = '['.repeat(depth) + ']'.repeat(depth);
+      const answer = await server.request('POST', '/api/labels', { body: `{"name":"deep","organizationId":"${organization.id}","x":${nested}}` });
+      expect(answer.status, answer.text.slice(0, 200)).toBe(400);
+    }
+  });
+
+  it('accepts free-form JSON nested within the limit', async () => {
+    const organization = await createOrganization(server);
+    const properties = JSON.parse('{"a":'.repeat(40) + '1' + '}'.repeat(40));
+    const answer = await server.request('PUT', `/api/organizations/${organization.id}`, { body: { properties } });
+    expect(answer.status, answer.text).toBe(200);
+  });
+});
+
+describe('references stay inside the organization', () => {
+  it('refuses a project owner the caller cannot see, and accepts a colleague', async () => {
+    const alice = await caller();
+    const stranger = await caller();
+    const organization = await createOrganization(server, {}, alice.key);
+    const project = await createProject(server, organization.id, {}, alice.key);
+    const refused = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: stranger.id }, key: alice.key });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.details[0].field).toBe('ownerId');
+    const self = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: alice.id }, key: alice.key });
+    expect(self.status, self.text).toBe(200);
+  });
+});
+
+describe('archived organizations', () => {
+  it('grant their members nothing any more', async () => {
+    const alice = await caller();
+    const organization = await createOrganization(server, {}, alice.key);
+    const project = await createProject(server, organization.id, {}, alice.key);
+    expect((await server.request('GET', `/api/projects/${project.id}`, { key: alice.key })).status).toBe(200);
+    expect((await server.request('DELETE', `/api/organizations/${organization.id}`, { key: alice.key })).status).toBe(204);
+    expect((await server.request('GET', `/api/projects/${project.id}`, { key: alice.key })).status).toBe(403);
+    const task = await server.request('POST', '/api/tasks', { body: { projectId: project.id }, key: alice.key });
+    expect([400, 403]).toContain(task.status);
+  });
+});
