@@ -34,8 +34,8 @@ export interface App {
 }
 
 /**
- * The HTTP application, in order: health and the browser explorers (public); identification and rate
- * limiting (every other answer carries the rate-limit headers); the account callback; then only
+ * The HTTP application, in order: identification and rate limiting (every answer carries the
+ * rate-limit headers); health and the browser explorers (public); the account callback; then only
  * recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
@@ -49,10 +49,10 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.set('query parser', 'simple');
 
   app.use(accessLog);
-  app.get('/health', healthHandler(orm));
-  app.use(explorerRouter());
   app.use(authenticator.identify);
   app.use(rateLimit(limits, (req) => identityOf(req).rateKey));
+  app.get('/health', healthHandler(orm));
+  app.use(explorerRouter());
   app.use(accountCallbackRouter(orm, services));
   app.use(requireCaller);
   app.get('/v3/api-docs', (_req, res) => {
