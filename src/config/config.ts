@@ -1,7 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
-
-/** Settings read from the environment (names fixed by the design) and the optional CONFIG_FILE. */
+/** Settings read from the environment (names fixed by the design). */
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
@@ -10,7 +7,6 @@ export interface AppConfig {
   rateLimitBurstPerSecond: number;
   redisUrl?: string;
   dataDir: string;
-  file: Record<string, unknown>;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -19,13 +15,6 @@ function positiveInteger(name: string, fallback: number): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
   return value;
-}
-
-function readConfigFile(): Record<string, unknown> {
-  const path = process.env.CONFIG_FILE ?? (existsSync('platform.config.yaml') ? 'platform.config.yaml' : undefined);
-  if (!path) return {};
-  const parsed: unknown = parseYaml(readFileSync(path, 'utf8'));
-  return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
 }
 
 export function loadConfig(): AppConfig {
@@ -37,6 +26,5 @@ export function loadConfig(): AppConfig {
     rateLimitBurstPerSecond: positiveInteger('RATE_LIMIT_BURST_PER_SECOND', 20),
     redisUrl: process.env.REDIS_URL || undefined,
     dataDir: process.env.DATA_DIR || '.data',
-    file: readConfigFile(),
   };
 }
