@@ -125,3 +125,36 @@ describe('archived organizations', () => {
     expect([400, 403]).toContain(task.status);
   });
 });
+
+describe('every organization keeps an owner', () => {
+  async function ownersOf(organizationId: string) {
+    const teams = await server.request('GET', `/api/teams?filter=organizationId==${organizationId};slug=='owners'`);
+    const team = teams.body.content[0];
+    const members = await server.request('GET', `/api/team-members?filter=teamId==${team.id}`);
+    return { team, members: members.body.content };
+  }
+
+  it('refuses deleting the owners team or changing its slug (409), and removing the last owner (409)', async () => {
+    const alice = await caller();
+    const organization = await createOrganization(server, {}, alice.key);
+    const { team, members } = await ownersOf(organization.id);
+    expect(members).toHaveLength(1);
+    expect((await server.request('DELETE', `/api/teams/${team.id}`, { key: alice.key })).status).toBe(409);
+    expect((await server.request('PUT', `/api/teams/${team.id}`, { body: { slug: 'not-owners' }, key: alice.key })).status).toBe(409);
+    expect((await server.request('DELETE', `/api/team-members/${members[0].id}`, { key: alice.key })).status).toBe(409);
+    const renamed = await server.request('PUT', `/api/teams/${team.id}`, { body: { name: 'Founders' }, key: alice.key });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.slug).toBe('owners');
+  });
+
+  it('lets an owner leave once another owner remains', async () => {
+    const alice = await caller();
+    const bob = await caller();
+    const organization = await createOrganization(server, {}, alice.key);
+    const { team, members } = await ownersOf(organization.id);
+    const added = await server.request('POST', '/api/team-members', { body: { teamId: team.id, userId: bob.id }, key: alice.key });
+    expect(added.status, added.text).toBe(201);
+    expect((await server.request('DELETE', `/api/team-members/${members[0].id}`, { key: alice.key })).status).toBe(204);
+    expect((await server.request('DELETE', `/api/team-members/${added.body.id}`, { key: bob.key })).status).toBe(409);
+  });
+});

@@ -1,6 +1,7 @@
 import { AccessToken, Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
 import { accessTokenRules } from '../services/access-tokens';
 import { organizationRules } from '../services/organizations';
+import { teamMemberRules, teamRules } from '../services/owners';
 import { scopedSlugRules } from '../services/slugs';
 import { userRules } from '../services/users';
 import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
@@ -36,7 +37,7 @@ export const resources: Resource[] = [
     entity: Team,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
-    rules: scopedSlugRules({ entity: Team, source: 'name', scopeField: 'organizationId', fallback: 'team' }),
+    rules: teamRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -44,6 +45,7 @@ export const resources: Resource[] = [
     entity: TeamMember,
     scope: { kind: 'organization', path: 'teamId.organizationId' },
     delete: hardDelete,
+    rules: teamMemberRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({

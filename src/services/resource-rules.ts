@@ -11,4 +11,6 @@ export interface ResourceRules<T extends object> {
   beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>): Promise<void>;
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
+  /** Refuse a delete that would break an invariant. */
+  beforeDelete?(ctx: RequestContext, entity: T): Promise<void>;
 }

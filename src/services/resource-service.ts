@@ -167,6 +167,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     await ctx.transaction(async (tx) => {
       const entity = (await this.findVisible(tx, id, true)) as Row;
       await this.assertWritable(tx, id, 'delete');
+      await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
         const now = new Date();
