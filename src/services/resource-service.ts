@@ -53,14 +53,22 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return this.resource.entity;
   }
 
+  /** One page and the total in one statement (the total rides along as a window count). */
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
     const plan = await this.plan(ctx, params);
     const { page, pageSize } = plan.paging;
-    const [items, totalElements] = await Promise.all([
-      this.rows(ctx, plan.where, { orderBy: plan.orderBy, limit: pageSize, offset: page * pageSize, columns: params.columns }),
-      ctx.em.createQueryBuilder(this.entity).where(plan.where).getCount(),
-    ]);
-    return { items, totalElements, page, pageSize, sort: plan.sort };
+    const qb = ctx.em
+      .createQueryBuilder(this.entity, 'e0')
+      .select([...(params.columns ?? ['*']), sql`count(*) over ()`.as('__total')] as never)
+      .where(plan.where)
+      .orderBy(plan.orderBy as never)
+      .limit(pageSize, page * pageSize);
+    const rows = (await qb.execute('all', true)) as (T & { __total?: unknown })[];
+    // Past the last page no row carries the total, so it is counted apart.
+    const totalElements =
+      rows.length > 0 ? Number(rows[0].__total) : page === 0 ? 0 : await ctx.em.createQueryBuilder(this.entity).where(plan.where).getCount();
+    for (const row of rows) delete row.__total;
+    return { items: rows, totalElements, page, pageSize, sort: plan.sort };
   }
 
   /**
@@ -105,11 +113,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private rows(
     ctx: RequestContext,
     where: Record<string, unknown>,
-    options: { orderBy?: ListPlan['orderBy']; limit?: number; offset?: number; columns?: string[] } = {},
+    options: { columns?: string[] } = {},
   ): Promise<T[]> {
     const qb = ctx.em.createQueryBuilder(this.entity).select((options.columns ?? '*') as never).where(where);
-    if (options.orderBy) qb.orderBy(options.orderBy as never);
-    if (options.limit !== undefined) qb.limit(options.limit, options.offset ?? 0);
     return qb.execute('all', true) as Promise<T[]>;
   }
 
