@@ -158,3 +158,23 @@ describe('every organization keeps an owner', () => {
     expect((await server.request('DELETE', `/api/team-members/${added.body.id}`, { key: bob.key })).status).toBe(409);
   });
 });
+
+describe('filters through relations', () => {
+  it('only match related rows the caller may see', async () => {
+    const alice = await caller();
+    const stranger = await caller();
+    const organization = await createOrganization(server, {}, alice.key);
+    const project = await createProject(server, organization.id, {}, alice.key);
+    // An administrator may name any user as owner; Alice cannot see that user.
+    const owned = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: stranger.id } });
+    expect(owned.status, owned.text).toBe(200);
+    const filter = encodeURIComponent(`id==${project.id};owner.email=like='${stranger.email.slice(0, 8)}*'`);
+    const asAdmin = await server.request('GET', `/api/projects?filter=${filter}`);
+    expect(asAdmin.body.totalElements, asAdmin.text).toBe(1);
+    const asAlice = await server.request('GET', `/api/projects?filter=${filter}`, { key: alice.key });
+    expect(asAlice.status, asAlice.text).toBe(200);
+    expect(asAlice.body.totalElements, asAlice.text).toBe(0);
+    const own = await server.request('GET', `/api/projects?filter=${encodeURIComponent(`id==${project.id};organization.id==${organization.id}`)}`, { key: alice.key });
+    expect(own.body.totalElements, own.text).toBe(1);
+  });
+});

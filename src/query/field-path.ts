@@ -7,6 +7,8 @@ export interface ResolvedPath {
   field: FieldMeta;
   /** Property names to nest a condition under, e.g. ['organizationId', 'slug']. */
   properties: string[];
+  /** Each relation the path goes through: where it is reached from the root, and what it holds. */
+  relations: { properties: string[]; target: EntityClass<object> }[];
 }
 
 /**
@@ -16,6 +18,7 @@ export interface ResolvedPath {
 export function resolveFieldPath(entity: EntityClass<object>, path: string, parameter: string): ResolvedPath {
   const segments = path.split('.');
   const properties: string[] = [];
+  const relations: ResolvedPath['relations'] = [];
   let fields = fieldsOf(entity);
   for (const [index, segment] of segments.entries()) {
     const last = index === segments.length - 1;
@@ -25,9 +28,10 @@ export function resolveFieldPath(entity: EntityClass<object>, path: string, para
     if (last) {
       if (field.reference && field.name !== segment) throw BadRequestError.forField(parameter, `"${path}" is an object; name one of its fields`);
       if (field.options.filterable === false) throw BadRequestError.forField(parameter, `field "${path}" cannot be used here`);
-      return { field, properties };
+      return { field, properties, relations };
     }
     if (!field.reference) throw BadRequestError.forField(parameter, `"${segment}" in "${path}" is not a relation`);
+    relations.push({ properties: [...properties], target: field.reference.target() });
     fields = fieldsOf(field.reference.target());
   }
   throw BadRequestError.forField(parameter, `unknown field "${path}"`);

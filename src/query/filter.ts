@@ -5,16 +5,26 @@ import { BadRequestError } from '../errors/api-error';
 import { parseDateTime } from '../model/date-time';
 import type { FieldMeta } from '../model/fields';
 import { isUuid } from '../services/input';
-import { nest, resolveFieldPath } from './field-path';
+import { nest, resolveFieldPath, type ResolvedPath } from './field-path';
 
 type Condition = Record<string, unknown>;
 
+/** The rows of a related entity a filter may look at (undefined: all of them). */
+export type JoinedRows = (entity: EntityClass<object>) => Condition | undefined;
+
+export interface ParsedFilter<T> {
+  /** The entities the expression reaches through dotted paths. */
+  relations: EntityClass<object>[];
+  /** The ORM condition; a comparison through a relation only matches related rows `joined` allows. */
+  condition(joined: JoinedRows): FilterQuery<T>;
+}
+
 /**
- * Translates the filter language (RSQL `;`/`,` and the `and`/`or` words, parentheses, == != =like= =in=
- * =out= > >= < <= =gt= =ge= =lt= =le= =isnull=) into a MikroORM condition. Values are bound as
- * parameters by the ORM; nothing is concatenated into SQL.
+ * Reads the filter language (RSQL `;`/`,` and the `and`/`or` words, parentheses, == != =like= =in=
+ * =out= > >= < <= =gt= =ge= =lt= =le= =isnull=). It becomes a MikroORM condition whose values are bound
+ * as parameters by the ORM; nothing is concatenated into SQL.
  */
-export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): FilterQuery<T> | undefined {
+export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): ParsedFilter<T> | undefined {
   if (!text || !text.trim()) return undefined;
   if (text.includes('\u0000')) throw BadRequestError.forField('filter', 'must not contain NUL characters');
   let ast: ExpressionNode;
@@ -23,17 +33,38 @@ export function parseFilter<T extends object>(entity: EntityClass<T>, text: stri
   } catch (error) {
     throw BadRequestError.forField('filter', `malformed expression: ${(error as Error).message}`);
   }
-  return translate(entity, ast) as FilterQuery<T>;
+  const comparisons = collectComparisons(ast).map((node) => ({ node, path: resolveFieldPath(entity, node.left.selector, 'filter') }));
+  const resolved = new Map(comparisons.map(({ node, path }) => [node, path]));
+  return {
+    relations: [...new Set(comparisons.flatMap(({ path }) => path.relations.map((r) => r.target)))],
+    condition: (joined) => translate(ast, resolved, joined) as FilterQuery<T>,
+  };
 }
 
-function translate(entity: EntityClass<object>, node: ExpressionNode): Condition {
-  if (node.type === 'LOGIC') return translateLogic(entity, node as LogicNode);
-  return translateComparison(entity, node as ComparisonNode);
+function collectComparisons(node: ExpressionNode): ComparisonNode[] {
+  if (node.type !== 'LOGIC') return [node as ComparisonNode];
+  const logic = node as LogicNode;
+  return [...collectComparisons(logic.left), ...collectComparisons(logic.right)];
 }
 
-function translateLogic(entity: EntityClass<object>, node: LogicNode): Condition {
-  const operator = node.operator === ';' || node.operator === 'and' ? '$and' : '$or';
-  return { [operator]: [translate(entity, node.left), translate(entity, node.right)] };
+type Resolved = Map<ComparisonNode, ResolvedPath>;
+
+function translate(node: ExpressionNode, resolved: Resolved, joined: JoinedRows): Condition {
+  if (node.type === 'LOGIC') {
+    const logic = node as LogicNode;
+    const operator = logic.operator === ';' || logic.operator === 'and' ? '$and' : '$or';
+    return { [operator]: [translate(logic.left, resolved, joined), translate(logic.right, resolved, joined)] };
+  }
+  const comparison = node as ComparisonNode;
+  const path = resolved.get(comparison)!;
+  const guards = path.relations
+    .map(({ properties, target }) => {
+      const allowed = joined(target);
+      return allowed ? nest(properties, allowed) : undefined;
+    })
+    .filter((guard): guard is Condition => guard !== undefined);
+  const condition = translateComparison(comparison, path);
+  return guards.length ? { $and: [condition, ...guards] } : condition;
 }
 
 const COMPARISONS: Record<string, string> = {
@@ -49,8 +80,7 @@ const COMPARISONS: Record<string, string> = {
   '=le=': '$lte',
 };
 
-function translateComparison(entity: EntityClass<object>, node: ComparisonNode): Condition {
-  const { field, properties } = resolveFieldPath(entity, node.left.selector, 'filter');
+function translateComparison(node: ComparisonNode, { field, properties }: ResolvedPath): Condition {
   const raw = node.right.value;
   const operator = node.operator;
   if (operator === '=isnull=') {

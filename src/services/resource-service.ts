@@ -13,7 +13,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleCha
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
 import type { Resource, WriteAction } from '../model/resource';
 import { nest } from '../query/field-path';
-import { parseFilter } from '../query/filter';
+import { parseFilter, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
@@ -196,13 +196,24 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private async plan(ctx: RequestContext, params: ListParams): Promise<ListPlan> {
     const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
     const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
+    const filter = parseFilter(this.entity, params.filter ?? undefined);
     const where = and(
       await visibleRows(ctx, this.resource),
       liveRows(this.resource),
-      parseFilter(this.entity, params.filter ?? undefined) as Record<string, unknown> | undefined,
+      filter?.condition(await this.visibleRelatedRows(ctx, filter.relations)) as Record<string, unknown> | undefined,
       searchCondition(this.resource.fields, params.query ?? undefined),
     );
     return { where, paging, sort, orderBy: toOrderBy(this.entity, sort) as FindOptions<object>['orderBy'] };
+  }
+
+  /** What a filter may look at through each relation it follows: only rows the caller may see. */
+  private async visibleRelatedRows(ctx: RequestContext, relations: EntityClass<object>[]): Promise<JoinedRows> {
+    const allowed = new Map<EntityClass<object>, Record<string, unknown> | undefined>();
+    for (const entity of relations) {
+      const service = ctx.services.forEntity(entity);
+      allowed.set(entity, service ? await visibleRows(ctx, service.resource) : undefined);
+    }
+    return (entity) => allowed.get(entity);
   }
 
   /** 400 for a malformed id, 404 when no live row has it, 403 when the caller may not see it. */
