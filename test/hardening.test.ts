@@ -120,7 +120,9 @@ describe('archived organizations', () => {
     const project = await createProject(server, organization.id, {}, alice.key);
     expect((await server.request('GET', `/api/projects/${project.id}`, { key: alice.key })).status).toBe(200);
     expect((await server.request('DELETE', `/api/organizations/${organization.id}`, { key: alice.key })).status).toBe(204);
-    expect((await server.request('GET', `/api/projects/${project.id}`, { key: alice.key })).status).toBe(403);
+    // The organization is deleted, and its contents with it: gone for members (and administrators).
+    expect((await server.request('GET', `/api/projects/${project.id}`, { key: alice.key })).status).toBe(404);
+    expect((await server.request('GET', `/api/organizations/${organization.id}`, { key: alice.key })).status).toBe(404);
     const task = await server.request('POST', '/api/tasks', { body: { projectId: project.id }, key: alice.key });
     expect([400, 403]).toContain(task.status);
   });
@@ -176,5 +178,29 @@ describe('filters through relations', () => {
     expect(asAlice.body.totalElements, asAlice.text).toBe(0);
     const own = await server.request('GET', `/api/projects?filter=${encodeURIComponent(`id==${project.id};organization.id==${organization.id}`)}`, { key: alice.key });
     expect(own.body.totalElements, own.text).toBe(1);
+  });
+});
+
+describe('deleted parents', () => {
+  it("hide a deleted project's tasks from everyone, and refuse new ones", async () => {
+    const organization = await createOrganization(server);
+    const project = await createProject(server, organization.id);
+    const task = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'orphan' } });
+    expect(task.status, task.text).toBe(201);
+    expect((await server.request('DELETE', `/api/projects/${project.id}`)).status).toBe(204);
+    expect((await server.request('GET', `/api/tasks/${task.body.id}`)).status).toBe(404);
+    expect((await server.request('PUT', `/api/tasks/${task.body.id}`, { body: { title: 'x' } })).status).toBe(404);
+    expect((await server.request('GET', `/api/tasks?filter=id==${task.body.id}`)).body.totalElements).toBe(0);
+    const another = await server.request('POST', '/api/tasks', { body: { projectId: project.id } });
+    expect(another.status, another.text).toBe(400);
+  });
+
+  it("hide an archived organization's projects, also from administrators", async () => {
+    const organization = await createOrganization(server);
+    const project = await createProject(server, organization.id);
+    expect((await server.request('DELETE', `/api/organizations/${organization.id}`)).status).toBe(204);
+    expect((await server.request('GET', `/api/projects/${project.id}`)).status).toBe(404);
+    const nested = await server.graphql(`query($f: String) { projects(filter: $f) { totalElements } }`, { f: `id==${project.id}` });
+    expect(nested.body.data.projects.totalElements, nested.text).toBe(0);
   });
 });

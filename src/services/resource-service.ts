@@ -103,7 +103,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /** The visible, live rows among `ids` (used by the per-request loaders). */
   async findByIds(ctx: RequestContext, ids: readonly string[]): Promise<T[]> {
-    return this.rows(ctx, and({ id: { $in: ids.filter(isUuid) } }, liveRows(this.resource), await visibleRows(ctx, this.resource)));
+    return this.rows(ctx, and({ id: { $in: ids.filter(isUuid) } }, this.live(ctx), await visibleRows(ctx, this.resource)));
   }
 
   /**
@@ -199,7 +199,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const filter = parseFilter(this.entity, params.filter ?? undefined);
     const where = and(
       await visibleRows(ctx, this.resource),
-      liveRows(this.resource),
+      this.live(ctx),
       filter?.condition(await this.visibleRelatedRows(ctx, filter.relations)) as Record<string, unknown> | undefined,
       searchCondition(this.resource.fields, params.query ?? undefined),
     );
@@ -216,20 +216,47 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return (entity) => allowed.get(entity);
   }
 
-  /** 400 for a malformed id, 404 when no live row has it, 403 when the caller may not see it. */
+  /** 400 for a malformed id, 404 when no live row has it (or its parent is deleted), 403 when the caller may not see it. */
   private async findVisible(ctx: RequestContext, id: string, lock: boolean): Promise<T> {
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
-    const live = and({ id: id.toLowerCase() }, liveRows(this.resource));
+    const own = and({ id: id.toLowerCase() }, liveRows(this.resource));
+    const live = and(own, this.liveParents(ctx));
     const visible = await visibleRows(ctx, this.resource);
-    // Row locks cannot cover the outer joins a scope condition may need, so a locked read checks scope apart.
-    const entity = lock
-      ? await ctx.em.findOne(this.entity, live as FilterQuery<T>, { lockMode: LockMode.PESSIMISTIC_WRITE })
-      : (await this.rows(ctx, and(live, visible)))[0];
-    if (entity && (!lock || !visible || (await this.exists(ctx, and(live, visible))))) return entity;
-    if (entity || (visible && (await this.exists(ctx, live)))) {
-      throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+    const notFound = () => new NotFoundError(`no ${this.resource.name} with id ${id}`);
+    const forbidden = () => new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+    if (lock) {
+      // Row locks cannot cover the outer joins that parent and scope conditions need: those are checked apart.
+      const entity = await ctx.em.findOne(this.entity, own as FilterQuery<T>, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!entity || (live !== own && !(await this.exists(ctx, live)))) throw notFound();
+      if (visible && !(await this.exists(ctx, and(live, visible)))) throw forbidden();
+      return entity;
     }
-    throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
+    const [entity] = await this.rows(ctx, and(live, visible));
+    if (entity) return entity;
+    if (visible && (await this.exists(ctx, live))) throw forbidden();
+    throw notFound();
+  }
+
+  /** Rows hidden by DELETE, directly or through a deleted parent. */
+  live(ctx: RequestContext): Record<string, unknown> {
+    return and(liveRows(this.resource), this.liveParents(ctx));
+  }
+
+  /** The parents along the scope path (a task's project, its organization) must not be deleted either. */
+  private liveParents(ctx: RequestContext): Record<string, unknown> | undefined {
+    if (this.resource.scope.kind !== 'organization') return undefined;
+    const segments = this.resource.scope.path.split('.');
+    const guards: Record<string, unknown>[] = [];
+    let fields = this.resource.fields;
+    for (const [index, segment] of segments.entries()) {
+      const target = fields.find((f) => f.name === segment)?.reference?.target();
+      if (!target) break;
+      const parent = ctx.services.forEntity(target);
+      const parentLive = parent && liveRows(parent.resource);
+      if (parentLive) guards.push(nest(segments.slice(0, index + 1), parentLive));
+      fields = fieldsOf(target);
+    }
+    return guards.length ? and(...guards) : undefined;
   }
 
   async exists(ctx: RequestContext, where: Record<string, unknown>): Promise<boolean> {
@@ -270,7 +297,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const service = ctx.services.forEntity(target);
     if (!service) return (await ctx.em.count(target, { id } as FilterQuery<object>)) > 0;
     const scope = service.resource.scope;
-    const live = and({ id }, liveRows(service.resource));
+    const live = and({ id }, service.live(ctx));
     if (scope.kind === 'organization') {
       const sameOrganization = organizationId ? nest(scope.path.split('.'), organizationId) : undefined;
       return service.exists(ctx, and(live, await visibleRows(ctx, service.resource), sameOrganization));
