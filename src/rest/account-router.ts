@@ -1,33 +1,27 @@
-import { Router, type Request, type Response } from 'express';
-import { findUserByClaims, identityOf } from '../auth/authenticate';
-import { UnauthenticatedError } from '../errors/api-error';
-import { resources } from '../model/registry';
-import { syncProfileFromClaims } from '../services/accounts';
-import { RequestContext } from '../services/context';
-import type { Services } from '../services/services';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { Router, type NextFunction, type Request, type Response } from 'express';
+import { identityOf, requireCaller } from '../auth/authenticate';
+import { resources } from '../model/registry';
+import { signInFromClaims } from '../services/accounts';
+import { RequestContext } from '../services/context';
+import type { Services } from '../services/services';
 import { present } from './present';
 
 const users = resources.find((r) => r.path === 'users')!;
 
 /**
  * POST /api/account/callback: after an identity-provider sign-in, creates or updates the caller's
- * profile from the bearer token's claims (answered as the PlatformUser). With other credentials it
- * answers the caller's profile unchanged. Mounted before `requireCaller`: a first sign-in has no user yet.
+ * profile from the bearer token's claims. With other credentials it answers the caller's profile
+ * unchanged. Mounted before `requireCaller`: a first sign-in has verified claims but no user yet.
  */
 export function accountCallbackRouter(orm: MikroORM, services: Services): Router {
   const router = Router();
-  router.post('/api/account/callback', async (req: Request, res: Response) => {
-    const identity = identityOf(req);
-    const ctx = identity.context ?? new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, services);
-    if (!identity.claims) {
-      if (!identity.context?.user) throw new UnauthenticatedError(identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required');
-      res.json(await present(ctx, users, identity.context.user));
-      return;
-    }
-    const user = await syncProfileFromClaims(ctx, identity.claims, await findUserByClaims(ctx.em, identity.claims));
-    res.json(await present(ctx, users, await services.resource('users').get(ctx.asSystem(), user.id)));
+  const callerOrClaims = (req: Request, res: Response, next: NextFunction) => (identityOf(req).claims ? next() : requireCaller(req, res, next));
+  router.post('/api/account/callback', callerOrClaims, async (req: Request, res: Response) => {
+    const { context, claims } = identityOf(req);
+    const ctx = context ?? new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, services);
+    res.json(await present(ctx, users, claims ? await signInFromClaims(ctx, claims) : ctx.user!));
   });
   return router;
 }

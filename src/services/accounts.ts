@@ -1,3 +1,4 @@
+import { findUserByClaims } from '../auth/authenticate';
 import type { JWTPayload } from '../auth/jwt';
 import { PlatformUser } from '../entities/platform-user';
 import { BadRequestError } from '../errors/api-error';
@@ -14,7 +15,8 @@ function profileFromClaims(claims: JWTPayload): Record<string, unknown> {
  * Creates or updates the PlatformUser a verified bearer token describes (found by `sub`, then email),
  * and binds the token's subject to it. Runs as the system: the caller may not have a user yet.
  */
-export async function syncProfileFromClaims(ctx: RequestContext, claims: JWTPayload, existing: PlatformUser | null): Promise<PlatformUser> {
+export async function signInFromClaims(ctx: RequestContext, claims: JWTPayload): Promise<PlatformUser> {
+  const existing = await findUserByClaims(ctx.em, claims);
   const email = typeof claims.email === 'string' ? claims.email : existing?.email;
   if (!email) throw BadRequestError.forField('email', 'the token carries no email claim');
   const system = ctx.asSystem();
@@ -24,6 +26,7 @@ export async function syncProfileFromClaims(ctx: RequestContext, claims: JWTPayl
       ? await users.update(system, existing.id, { email, ...profileFromClaims(claims) })
       : await users.create(system, { email, ...profileFromClaims(claims) });
     if (claims.sub) await tx.em.nativeUpdate(PlatformUser, { id: user.id }, { authSubject: claims.sub });
-    return user as PlatformUser;
+    // Read back as a plain row, subject binding included, like every other answer.
+    return (await users.get(tx.asSystem(), user.id)) as PlatformUser;
   });
 }

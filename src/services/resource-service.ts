@@ -110,13 +110,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * Reads return plain rows (property names, converted values) rather than managed entities: a read
    * changes nothing, and skipping the unit of work's bookkeeping makes large pages several times cheaper.
    */
-  private rows(
-    ctx: RequestContext,
-    where: Record<string, unknown>,
-    options: { columns?: string[] } = {},
-  ): Promise<T[]> {
-    const qb = ctx.em.createQueryBuilder(this.entity).select((options.columns ?? '*') as never).where(where);
-    return qb.execute('all', true) as Promise<T[]>;
+  private rows(ctx: RequestContext, where: Record<string, unknown>): Promise<T[]> {
+    return ctx.em.createQueryBuilder(this.entity).select('*').where(where).execute('all', true) as Promise<T[]>;
   }
 
   get(ctx: RequestContext, id: string): Promise<T> {
