@@ -1,7 +1,8 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { logger } from '../http/logger';
+import { projectRoot } from './project-root';
 
 export interface RunningDatabase {
   /** Connection string of the server's maintenance database; callers pick their own database name. */
@@ -15,6 +16,8 @@ const PASSWORD = 'postgres';
 /** Starts the PostgreSQL shipped in npm packages, keeping its data under `dataDir/postgres`. */
 export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDatabase> {
   const databaseDir = resolve(dataDir, 'postgres');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) letPostgresUserReach(databaseDir);
   stopLeftoverServer(databaseDir);
   const port = await freePort();
   // The package is an ES module; this project compiles to CommonJS.
@@ -25,7 +28,7 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
     password: PASSWORD,
     port,
     persistent: true,
-    createPostgresUser: process.getuid?.() === 0,
+    createPostgresUser: asRoot,
     postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
     onLog: () => undefined,
     onError: (error: unknown) => logger.debug({ err: error }, 'embedded postgres'),
@@ -40,6 +43,22 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
     serverUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
     stop: () => server.stop(),
   };
+}
+
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to pass through every folder
+ * above its data folder and its binaries (under node_modules). A clone in a private folder (mode 700,
+ * as mktemp makes them) is opened for passing through only (o+x): nothing becomes listable or readable.
+ */
+function letPostgresUserReach(databaseDir: string): void {
+  mkdirSync(dirname(databaseDir), { recursive: true });
+  // The binaries sit in the project's node_modules, whose own folders npm creates open.
+  for (const start of [dirname(databaseDir), projectRoot]) {
+    for (let dir = start; dir !== dirname(dir); dir = dirname(dir)) {
+      const mode = statSync(dir).mode;
+      if ((mode & 0o001) === 0) chmodSync(dir, mode | 0o001);
+    }
+  }
 }
 
 /** A server left behind by a crash keeps its postmaster.pid; stop it (or drop a stale file) before starting anew. */
