@@ -168,8 +168,10 @@ describe('nested reads organizations -> projects -> tasks', () => {
     const largeRun = await measured(query, { filter: largeFilter });
     expect(smallRun.data.tasks.content).toHaveLength(8);
     expect(largeRun.data.tasks.content).toHaveLength(100);
-    expect(largeRun.statements).toBe(smallRun.statements);
+    // The references cost the same two statements over 8 rows and over 100 (whether the page needed a
+    // separate count is the same with and without them).
     expect(smallRun.statements - (await measured(plain, { filter: smallFilter })).statements).toBe(2);
+    expect(largeRun.statements - (await measured(plain, { filter: largeFilter })).statements).toBe(2);
   });
 });
 

@@ -4,6 +4,7 @@ import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgre
 import { join } from 'node:path';
 import { entities } from '../entities';
 import { projectRoot } from './project-root';
+import { addListIndexes } from './list-indexes';
 import { CountingLogger } from './query-counter';
 import { logger } from '../http/logger';
 
@@ -13,6 +14,7 @@ export function ormOptions(clientUrl: string): Options {
     entities,
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
+    discovery: { onMetadata: addListIndexes },
     forceUtcTimezone: true,
     // Migrations always run compiled (dist/migrations), also under the test runner.
     preferTs: false,

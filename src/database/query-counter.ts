@@ -1,7 +1,21 @@
 import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/core';
 
-/** Counts every SQL statement the ORM sends, so tests and benchmarks can assert query shapes. */
-export const queryCounter = { total: 0 };
+/** One statement as sent: its text with `$n` placeholders, and their values. */
+export interface RecordedStatement {
+  text: string;
+  params: readonly unknown[];
+}
+
+/**
+ * Counts every SQL statement the server sends, so tests and benchmarks can assert query shapes; while
+ * `recorded` is set, the statements themselves are kept there too (tests read their plans).
+ */
+export const queryCounter: { total: number; recorded?: RecordedStatement[] } = { total: 0 };
+
+export function countStatement(text: string, params: readonly unknown[] = []): void {
+  queryCounter.total += 1;
+  queryCounter.recorded?.push({ text, params });
+}
 
 export class CountingLogger extends DefaultLogger {
   constructor(options: LoggerOptions) {
@@ -9,7 +23,12 @@ export class CountingLogger extends DefaultLogger {
   }
 
   override logQuery(context: { query: string } & LogContext): void {
-    queryCounter.total += 1;
+    if (queryCounter.recorded) {
+      let n = 0;
+      countStatement(context.query.replace(/\?/g, () => `$${++n}`), context.params ?? []);
+    } else {
+      queryCounter.total += 1;
+    }
     super.logQuery(context);
   }
 }

@@ -182,7 +182,8 @@ export const Attr = {
         fieldName: snakeCase(name),
         nullable: options.nullable ?? false,
         deleteRule: options.onDelete ?? 'restrict',
-        index: true,
+        // Indexed with the default order by database/list-indexes.ts.
+        index: false,
       });
       const reference: ReferenceMeta = {
         relation: relationNameOf(name),

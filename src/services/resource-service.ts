@@ -53,22 +53,27 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return this.resource.entity;
   }
 
-  /** One page and the total in one statement (the total rides along as a window count). */
+  /**
+   * One page, then its total: counted apart (a window count would make PostgreSQL build every matching
+   * row before the limit), and not at all when the page itself shows where the rows end.
+   */
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
     const plan = await this.plan(ctx, params);
     const { page, pageSize } = plan.paging;
-    const qb = ctx.em
+    const rows = (await ctx.em
       .createQueryBuilder(this.entity, 'e0')
-      .select([...(params.columns ?? ['*']), sql`count(*) over ()`.as('__total')] as never)
+      .select((params.columns ?? '*') as never)
       .where(plan.where)
       .orderBy(plan.orderBy as never)
-      .limit(pageSize, page * pageSize);
-    const rows = (await qb.execute('all', true)) as (T & { __total?: unknown })[];
-    // Past the last page no row carries the total, so it is counted apart.
-    const totalElements =
-      rows.length > 0 ? Number(rows[0].__total) : page === 0 ? 0 : await ctx.em.createQueryBuilder(this.entity).where(plan.where).getCount();
-    for (const row of rows) delete row.__total;
+      .limit(pageSize, page * pageSize)
+      .execute('all', true)) as T[];
+    const endsHere = rows.length > 0 && rows.length < pageSize;
+    const totalElements = endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : await this.count(ctx, plan.where);
     return { items: rows, totalElements, page, pageSize, sort: plan.sort };
+  }
+
+  private count(ctx: RequestContext, where: Record<string, unknown>): Promise<number> {
+    return ctx.em.createQueryBuilder(this.entity, 'c0').where(where).getCount();
   }
 
   /**
@@ -255,7 +260,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   async exists(ctx: RequestContext, where: Record<string, unknown>): Promise<boolean> {
-    return (await ctx.em.createQueryBuilder(this.entity).where(where).getCount()) > 0;
+    const [row] = await ctx.em.createQueryBuilder(this.entity, 'x0').select('id').where(where).limit(1).execute('all', true);
+    return row !== undefined;
   }
 
   /**

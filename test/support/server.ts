@@ -7,7 +7,7 @@ import { jwtSettingsFromEnv } from '../../src/auth/jwt';
 import { generateApiKey } from '../../src/auth/api-keys';
 import { bootstrapAdministrator } from '../../src/auth/bootstrap';
 import { openDatabase } from '../../src/database/orm';
-import { queryCounter } from '../../src/database/query-counter';
+import { queryCounter, type RecordedStatement } from '../../src/database/query-counter';
 
 export interface Answer<T = any> {
   status: number;
@@ -29,15 +29,17 @@ export interface TestServer {
   graphqlData<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<T>;
   /** The SQL statements sent while `work` runs. */
   countQueries(work: () => Promise<unknown>): Promise<number>;
+  /** The text of the SQL statements sent while `work` runs. */
+  recordQueries(work: () => Promise<unknown>): Promise<RecordedStatement[]>;
   close(): Promise<void>;
 }
 
 /** Limits high enough that suites which are not about rate limiting never meet them. */
 const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000 };
 
-/** The real application on a random port against the run's PostgreSQL database. */
-export async function startServer(options: Partial<AppOptions> = {}): Promise<TestServer> {
-  const orm = await openDatabase(inject('databaseUrl'));
+/** The real application on a random port against the run's PostgreSQL database (or `databaseUrl`). */
+export async function startServer({ databaseUrl, ...options }: Partial<AppOptions> & { databaseUrl?: string } = {}): Promise<TestServer> {
+  const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'));
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
   const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), ...options });
@@ -77,6 +79,16 @@ export async function startServer(options: Partial<AppOptions> = {}): Promise<Te
       const before = queryCounter.total;
       await work();
       return queryCounter.total - before;
+    },
+    async recordQueries(work) {
+      const recorded: RecordedStatement[] = [];
+      queryCounter.recorded = recorded;
+      try {
+        await work();
+      } finally {
+        queryCounter.recorded = undefined;
+      }
+      return recorded;
     },
     async close() {
       await new Promise((resolve) => server.close(resolve));
