@@ -833,7 +833,26 @@ describe('required fields', () => {
     const project = await createProject(server, org.id);
     const task = await post('/api/tasks', { projectId: project.id });
     expect(task).toMatchObject({ projectId: project.id, title: '', description: '', priority: 0, statusSlug: null, locked: false, deleted: false, changeSequence: 0 });
-    expect(task.project.id).toBe(project.id);
+    expect(task).not.toHaveProperty('project');
+  });
+
+  it('embeds the related objects the specification shows, and only those', async () => {
+    const org = await createOrganization(server);
+    const project = await createProject(server, org.id);
+    const fetched = await get(`/api/projects/${project.id}`);
+    expect(fetched.organization).toMatchObject({ id: org.id, slug: org.slug });
+    expect(fetched).toHaveProperty('owner');
+    expect(fetched).toHaveProperty('status');
+    const task = await post('/api/tasks', { projectId: project.id, title: 'plain' });
+    const read = await get(`/api/tasks/${task.id}`);
+    expect(read.projectId).toBe(project.id);
+    for (const relation of ['project', 'assignee', 'parentTask']) expect(read).not.toHaveProperty(relation);
+    const team = await post('/api/teams', { name: 'Embedding', organizationId: org.id });
+    expect((await get(`/api/teams/${team.id}`)).organization.id).toBe(org.id);
+    const me = await get('/api/account/me');
+    const member = await post('/api/team-members', { teamId: team.id, userId: me.id });
+    expect(member.team.id).toBe(team.id);
+    expect(member.user.id).toBe(me.id);
   });
 
   it('a task without projectId is 400 naming projectId, and only projectId', async () => {

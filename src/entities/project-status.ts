@@ -20,6 +20,6 @@ export class ProjectStatus extends BaseEntity {
   @Attr.boolean()
   production!: boolean;
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'projectStatuses', embedRequired: true, onDelete: 'cascade' })
+  @Attr.reference(() => Organization, { embed: true, required: true, writable: 'create', inverse: 'projectStatuses', embedRequired: true, onDelete: 'cascade' })
   organizationId!: string;
 }

@@ -78,13 +78,13 @@ export class Project extends SoftDeletableEntity {
   @Attr.string({ writable: 'never' })
   searchText!: string;
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'projects', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, { embed: true, required: true, writable: 'create', inverse: 'projects', onDelete: 'cascade' })
   organizationId!: string;
 
-  @Attr.reference(() => PlatformUser, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => PlatformUser, { embed: true, nullable: true, onDelete: 'set null' })
   ownerId?: string | null;
 
-  @Attr.reference(() => ProjectStatus, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => ProjectStatus, { embed: true, nullable: true, onDelete: 'set null' })
   statusId?: string | null;
 
   @Attr.string({ nullable: true })

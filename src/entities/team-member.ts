@@ -10,9 +10,9 @@ import { Team } from './team';
 @Entity({ tableName: 'team_member' })
 @Unique({ properties: ['teamId', 'userId'] })
 export class TeamMember extends BaseEntity {
-  @Attr.reference(() => Team, { required: true, nullable: true, inverse: 'members', onDelete: 'cascade' })
+  @Attr.reference(() => Team, { embed: true, required: true, nullable: true, inverse: 'members', onDelete: 'cascade' })
   teamId!: string | null;
 
-  @Attr.reference(() => PlatformUser, { required: true, nullable: true, anyRecord: true, onDelete: 'cascade' })
+  @Attr.reference(() => PlatformUser, { embed: true, required: true, nullable: true, anyRecord: true, onDelete: 'cascade' })
   userId!: string | null;
 }

@@ -18,7 +18,7 @@ export class Team extends BaseEntity {
   @Attr.slug({ searchable: false, description: 'Derived from the name when omitted; unique within the organization' })
   slug!: string;
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'teams', embedRequired: true, onDelete: 'cascade' })
+  @Attr.reference(() => Organization, { embed: true, required: true, writable: 'create', inverse: 'teams', embedRequired: true, onDelete: 'cascade' })
   organizationId!: string;
 
   @Attr.string({ writable: 'never' })

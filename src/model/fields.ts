@@ -49,7 +49,10 @@ export interface FieldOptions {
 export interface ReferenceOptions extends FieldOptions {
   /** Name of the to-many collection this reference adds to its target (GraphQL), e.g. `projects`. */
   inverse?: string;
-  /** Whether the referenced object is embedded in REST answers under the relation name (default true). */
+  /**
+   * The referenced object is embedded in REST answers under the relation name: only where the
+   * specification shows it (Project.organization, TeamMember.user ...); elsewhere the id alone travels.
+   */
   embed?: boolean;
   /** The relation object is listed as required in the response schema. */
   embedRequired?: boolean;
@@ -189,7 +192,7 @@ export const Attr = {
         relation: relationNameOf(name),
         target,
         inverse: options.inverse,
-        embed: options.embed ?? true,
+        embed: options.embed ?? false,
         embedRequired: options.embedRequired ?? false,
         anyRecord: options.anyRecord ?? false,
       };
