@@ -13,17 +13,22 @@ import { buildOpenApiDocument } from './openapi/document';
 import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { resourceRouter } from './rest/resource-router';
+import { listen } from './database/listener';
+import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
 import { Services } from './services/services';
 
 export interface AppOptions {
   rateLimits: RateLimitSettings;
   jwt: JwtSettings;
+  /** AUTH_CACHE_SECONDS (default 30). */
+  authCacheSeconds?: number;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
   return {
     rateLimits: { perMinute: config.rateLimitPerMinute, burstPerSecond: config.rateLimitBurstPerSecond, redisUrl: config.redisUrl },
     jwt: jwtSettingsFromEnv(),
+    authCacheSeconds: config.authCacheSeconds,
   };
 }
 
@@ -39,7 +44,9 @@ export interface App {
  * recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
-  const services = new Services(resources);
+  const services = new Services(resources, options.authCacheSeconds);
+  // Every process drops its cached credentials when any process announces a change of access.
+  const accessChanges = listen(orm.config.get('clientUrl')!, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
   const graphql = await graphqlHandler(resources);
@@ -70,6 +77,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     close: async () => {
       await graphql.stop();
       await limits.close();
+      await accessChanges.close();
     },
   };
 }

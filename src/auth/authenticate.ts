@@ -76,7 +76,8 @@ export class Authenticator {
         } catch (error) {
           return { rateKey: anonymous, refusal: (error as Error).message };
         }
-        const user = await findUserByClaims(em, claims);
+        const find = () => findUserByClaims(em, claims);
+        const user = claims.sub ? await this.services.accessCache.get(`subject:${claims.sub}`, find) : await find();
         if (!user) return { rateKey: `sub:${claims.sub}`, claims, refusal: 'no user matches this token yet: call POST /api/account/callback' };
         if (!user.active) return { rateKey: `user:${user.id}`, refusal: 'this user is deactivated' };
         return { rateKey: `user:${user.id}`, claims, context: this.context(em, user) };
@@ -89,33 +90,51 @@ export class Authenticator {
     return new RequestContext(em, actor, this.services);
   }
 
-  /** The active owner of a live API key, in one statement; a refusal reason otherwise. */
+  /** The active owner of a live API key (from the access cache, or one statement); a refusal reason otherwise. */
   private async keyOwner(em: EntityManager, key: string): Promise<KeyOwner | string> {
     const hash = hashApiKey(key);
-    const [row] = await em.getConnection().execute<KeyOwnerRow[]>(
-      `select t.id as token_id, t.token_hash, t.expires_at, t.last_used_at, u.*
-         from access_token t join platform_user u on u.id = t.user_id
-        where t.token_hash = ?`,
-      [hash],
-    );
-    // The lookup is by digest; comparing the digests again in constant time keeps timing independent of the key.
-    if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return 'unknown API key';
-    if (row.expires_at && new Date(row.expires_at).getTime() <= Date.now()) return 'the API key has expired';
-    const user = em.map(PlatformUser, row);
-    if (!user.active) return 'the owner of this API key is deactivated';
-    return { user, tokenId: row.token_id, lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null };
+    const owner = await this.services.accessCache.get(`key:${hash}`, () => findKeyOwner(em, hash), (found) => !refusalOf(found));
+    return owner ? (refusalOf(owner) ?? owner) : 'unknown API key';
   }
 }
 
 interface KeyOwner {
   user: PlatformUser;
   tokenId: string;
+  expiresAt: Date | null;
   lastUsedAt: Date | null;
 }
 
-/** Stamps lastUsedAt on a key that authenticated a request (at most once per LAST_USED_RESOLUTION_MS). */
+function refusalOf(owner: KeyOwner): string | undefined {
+  if (owner.expiresAt && owner.expiresAt.getTime() <= Date.now()) return 'the API key has expired';
+  if (!owner.user.active) return 'the owner of this API key is deactivated';
+  return undefined;
+}
+
+async function findKeyOwner(em: EntityManager, hash: string): Promise<KeyOwner | undefined> {
+  const [row] = await em.getConnection().execute<KeyOwnerRow[]>(
+    `select t.id as token_id, t.token_hash, t.expires_at, t.last_used_at, u.*
+       from access_token t join platform_user u on u.id = t.user_id
+      where t.token_hash = ?`,
+    [hash],
+  );
+  // The lookup is by digest; comparing the digests again in constant time keeps timing independent of the key.
+  if (!row || !timingSafeEqual(Buffer.from(row.token_hash, 'hex'), Buffer.from(hash, 'hex'))) return undefined;
+  return {
+    user: em.map(PlatformUser, row),
+    tokenId: row.token_id,
+    expiresAt: row.expires_at ? new Date(row.expires_at) : null,
+    lastUsedAt: row.last_used_at ? new Date(row.last_used_at) : null,
+  };
+}
+
+/**
+ * Stamps lastUsedAt on a key that authenticated a request (at most once per LAST_USED_RESOLUTION_MS);
+ * the owner may be the cached one, so it remembers the stamp too.
+ */
 async function recordUse(em: EntityManager, owner: KeyOwner): Promise<void> {
   if (owner.lastUsedAt && Date.now() - owner.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
+  owner.lastUsedAt = new Date();
   await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [owner.tokenId]);
 }
 

@@ -1,3 +1,6 @@
+/** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
+export const MAX_AUTH_CACHE_SECONDS = 30;
+
 /** Settings read from the environment (names fixed by the design). */
 export interface AppConfig {
   port: number;
@@ -7,6 +10,8 @@ export interface AppConfig {
   rateLimitBurstPerSecond: number;
   redisUrl?: string;
   dataDir: string;
+  /** How long credentials and memberships may be reused (0 to 30 seconds). */
+  authCacheSeconds: number;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -14,6 +19,14 @@ function positiveInteger(name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+function integerBetween(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
 }
 
@@ -26,5 +39,6 @@ export function loadConfig(): AppConfig {
     rateLimitBurstPerSecond: positiveInteger('RATE_LIMIT_BURST_PER_SECOND', 20),
     redisUrl: process.env.REDIS_URL || undefined,
     dataDir: process.env.DATA_DIR || '.data',
+    authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
   };
 }

@@ -10,6 +10,7 @@ import { defineResource, flagDeleted, hardDelete, type Resource } from './resour
 export const resources: Resource[] = [
   defineResource({
     path: 'organizations',
+    affectsAccess: true,
     entity: Organization,
     scope: { kind: 'organization', path: 'id' },
     delete: { kind: 'soft', field: 'archived', value: true, hide: true, stamp: false },
@@ -18,6 +19,7 @@ export const resources: Resource[] = [
   }),
   defineResource({
     path: 'users',
+    affectsAccess: true,
     entity: PlatformUser,
     scope: { kind: 'colleagues' },
     delete: { kind: 'soft', field: 'active', value: false, hide: false, stamp: false },
@@ -26,6 +28,7 @@ export const resources: Resource[] = [
   }),
   defineResource({
     path: 'access-tokens',
+    affectsAccess: true,
     entity: AccessToken,
     scope: { kind: 'user', path: 'userId' },
     delete: hardDelete,
@@ -34,6 +37,7 @@ export const resources: Resource[] = [
   }),
   defineResource({
     path: 'teams',
+    affectsAccess: true,
     entity: Team,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
@@ -42,6 +46,7 @@ export const resources: Resource[] = [
   }),
   defineResource({
     path: 'team-members',
+    affectsAccess: true,
     entity: TeamMember,
     scope: { kind: 'organization', path: 'teamId.organizationId' },
     delete: hardDelete,

@@ -39,6 +39,8 @@ export interface ResourceOptions<T extends object> {
   rules?: ResourceRules<T>;
   /** Who may create, update and delete (default: members of the row's organization). */
   access?: Partial<Record<WriteAction, Writer>>;
+  /** Its writes change who may do what (keys, users, teams, memberships): cached credentials are dropped. */
+  affectsAccess?: boolean;
 }
 
 /** Everything the adapters and the engine need to serve one collection. */
@@ -59,6 +61,7 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
   return {
     paging: 'zero-based',
     rules: {},
+    affectsAccess: false,
     ...options,
     access: { create: 'member', update: 'member', delete: 'member', ...options.access },
     name,

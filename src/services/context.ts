@@ -12,7 +12,7 @@ export type Actor =
 /** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
 export class RequestContext {
   readonly loaders: Loaders;
-  /** The organizations the actor belongs to, looked up once per request (see tenancy.ts). */
+  /** The organizations the actor belongs to, looked up once per request or taken from the access cache (see tenancy.ts). */
   memberships?: Promise<Memberships>;
 
   constructor(

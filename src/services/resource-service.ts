@@ -17,6 +17,7 @@ import { parseFilter, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
+import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { isUuid, parseInput } from './input';
 import type { PageResult } from './page';
@@ -143,6 +144,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.resource.rules.afterCreate?.(tx, entity);
       await tx.em.flush();
       await this.assertWritable(tx, entity.id, 'create');
+      await this.announce(tx);
       return entity;
     });
   }
@@ -165,6 +167,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       tx.em.assign(entity, effective as never);
       await tx.em.flush();
       await this.assertWritable(tx, entity.id, 'update');
+      await this.announce(tx);
       return entity;
     });
   }
@@ -190,7 +193,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         }
         throw error;
       }
+      await this.announce(tx);
     });
+  }
+
+  /** A write to a resource that decides access tells every process to forget cached credentials. */
+  private async announce(tx: RequestContext): Promise<void> {
+    if (this.resource.affectsAccess) await announceAccessChange(tx);
   }
 
   private async plan(ctx: RequestContext, params: ListParams): Promise<ListPlan> {

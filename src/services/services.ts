@@ -1,6 +1,8 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
+import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
 
 /** The service of every registered resource, found by path or by entity class. */
@@ -8,7 +10,14 @@ export class Services {
   private readonly byPath = new Map<string, ResourceService>();
   private readonly byEntity = new Map<EntityClass<object>, ResourceService>();
 
-  constructor(readonly resources: readonly Resource[]) {
+  /** Credentials and memberships shared by the requests of this process (see access-cache.ts). */
+  readonly accessCache: AccessCache;
+
+  constructor(
+    readonly resources: readonly Resource[],
+    accessCacheSeconds = MAX_AUTH_CACHE_SECONDS,
+  ) {
+    this.accessCache = new AccessCache(accessCacheSeconds * 1000);
     for (const resource of resources) {
       const service = new ResourceService(resource as Resource<BaseEntity>);
       this.byPath.set(resource.path, service);

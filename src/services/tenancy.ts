@@ -18,21 +18,23 @@ export const OWNERS_TEAM_SLUG = 'owners';
 export function memberships(ctx: RequestContext): Promise<Memberships> {
   const user = ctx.user;
   if (!user) return Promise.resolve({ member: new Set(), owner: new Set() });
-  ctx.memberships ??= ctx.em
-    .getConnection()
-    .execute<{ organization_id: string; owner: boolean }[]>(
-      `select t.organization_id, bool_or(t.slug = ?) as owner
-         from team_member m join team t on t.id = m.team_id join organization o on o.id = t.organization_id
-        where m.user_id = ? and o.archived is not true group by t.organization_id`,
-      [OWNERS_TEAM_SLUG, user.id],
-      'all',
-      ctx.em.getTransactionContext(),
-    )
-    .then((rows) => ({
-      member: new Set(rows.map((r) => r.organization_id)),
-      owner: new Set(rows.filter((r) => r.owner).map((r) => r.organization_id)),
-    }));
+  ctx.memberships ??= ctx.services.accessCache.get(`memberships:${user.id}`, () => loadMemberships(ctx, user.id)) as Promise<Memberships>;
   return ctx.memberships;
+}
+
+async function loadMemberships(ctx: RequestContext, userId: string): Promise<Memberships> {
+  const rows = await ctx.em.getConnection().execute<{ organization_id: string; owner: boolean }[]>(
+    `select t.organization_id, bool_or(t.slug = ?) as owner
+       from team_member m join team t on t.id = m.team_id join organization o on o.id = t.organization_id
+      where m.user_id = ? and o.archived is not true group by t.organization_id`,
+    [OWNERS_TEAM_SLUG, userId],
+    'all',
+    ctx.em.getTransactionContext(),
+  );
+  return {
+    member: new Set(rows.map((r) => r.organization_id)),
+    owner: new Set(rows.filter((r) => r.owner).map((r) => r.organization_id)),
+  };
 }
 
 /** The rows of `resource` the caller may see, as a condition; undefined when nothing is hidden. */

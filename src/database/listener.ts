@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { logger } from '../http/logger';
+
+const RETRY_MS = 1_000;
+
+export interface Listener {
+  close(): Promise<void>;
+}
+
+/**
+ * LISTENs on `channel` over a connection of its own and calls `onNotify` for every notification, and
+ * again after a reconnection (notifications sent while it was away are lost). Reconnects until closed.
+ */
+export function listen(url: string, channel: string, onNotify: () => void): Listener {
+  let client: pg.Client | undefined;
+  let closed = false;
+  let retry: NodeJS.Timeout | undefined;
+
+  const connect = async (): Promise<void> => {
+    const next = new pg.Client({ connectionString: url });
+    client = next;
+    next.on('notification', onNotify);
+    next.on('error', (error) => logger.warn({ err: error, channel }, 'notification listener lost its connection; reconnecting'));
+    next.on('end', schedule);
+    try {
+      await next.connect();
+      await next.query(`listen "${channel}"`);
+      onNotify();
+    } catch (error) {
+      logger.warn({ err: error, channel }, 'notification listener could not connect; retrying');
+      void next.end().catch(() => undefined);
+      schedule();
+    }
+  };
+  const schedule = () => {
+    if (closed || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void connect();
+    }, RETRY_MS);
+    retry.unref();
+  };
+
+  void connect();
+  return {
+    async close() {
+      closed = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => undefined);
+    },
+  };
+}
