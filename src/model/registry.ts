@@ -1,19 +1,16 @@
 import { AccessToken, Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
-import { accessTokenRules } from '../services/access-tokens';
-import { organizationRules } from '../services/organizations';
-import { teamMemberRules, teamRules } from '../services/owners';
-import { scopedSlugRules } from '../services/slugs';
-import { userRules } from '../services/users';
 import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
 
-/** Every collection served under /api and in GraphQL. Adding a resource is adding an entry here. */
+/**
+ * Every collection served under /api and in GraphQL. Adding a resource is adding an entry here (and
+ * its business rules, when it has some, to services/rules.ts).
+ */
 export const resources: Resource[] = [
   defineResource({
     path: 'organizations',
     entity: Organization,
     scope: { kind: 'organization', path: 'id' },
     delete: { kind: 'soft', field: 'archived', value: true, hide: true, stamp: false },
-    rules: organizationRules,
     access: { create: 'anyone', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -21,7 +18,6 @@ export const resources: Resource[] = [
     entity: PlatformUser,
     scope: { kind: 'colleagues' },
     delete: { kind: 'soft', field: 'active', value: false, hide: false, stamp: false },
-    rules: userRules,
     access: { create: 'admin', update: 'self', delete: 'admin' },
   }),
   defineResource({
@@ -29,7 +25,6 @@ export const resources: Resource[] = [
     entity: AccessToken,
     scope: { kind: 'user', path: 'userId' },
     delete: hardDelete,
-    rules: accessTokenRules,
     access: { create: 'anyone', update: 'self', delete: 'self' },
   }),
   defineResource({
@@ -37,7 +32,6 @@ export const resources: Resource[] = [
     entity: Team,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
-    rules: teamRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -45,7 +39,6 @@ export const resources: Resource[] = [
     entity: TeamMember,
     scope: { kind: 'organization', path: 'teamId.organizationId' },
     delete: hardDelete,
-    rules: teamMemberRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -53,7 +46,6 @@ export const resources: Resource[] = [
     entity: Project,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: flagDeleted,
-    rules: scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' }),
   }),
   defineResource({
     path: 'project-statuses',
@@ -66,7 +58,6 @@ export const resources: Resource[] = [
     entity: TaskStatus,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: flagDeleted,
-    rules: scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' }),
   }),
   defineResource({
     path: 'tasks',

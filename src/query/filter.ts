@@ -5,7 +5,7 @@ import { BadRequestError } from '../errors/api-error';
 import { parseDateTime } from '../model/date-time';
 import type { FieldMeta } from '../model/fields';
 import { unstorableText } from '../model/text';
-import { isUuid } from '../services/input';
+import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath, type ResolvedPath } from './field-path';
 
 type Condition = Record<string, unknown>;

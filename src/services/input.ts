@@ -3,6 +3,7 @@ import { implicitDefault, type FieldMeta } from '../model/fields';
 import { parseDateTime } from '../model/date-time';
 import type { Resource } from '../model/resource';
 import { unstorableText, unstorableTextIn } from '../model/text';
+import { isUuid } from '../model/uuid';
 
 export type WriteMode = 'create' | 'update';
 
@@ -13,12 +14,7 @@ export interface ParsedInput {
   changeSequence?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT32 = { min: -2147483648, max: 2147483647 };
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,15 +2,16 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { ResourceService } from './resource-service';
+import { withRules } from './rules';
 
-/** The service of every registered resource, found by path or by entity class. */
+/** The service of every registered resource, with its rules, found by path or by entity class. */
 export class Services {
   private readonly byPath = new Map<string, ResourceService>();
   private readonly byEntity = new Map<EntityClass<object>, ResourceService>();
 
   constructor(readonly resources: readonly Resource[]) {
     for (const resource of resources) {
-      const service = new ResourceService(resource as Resource<BaseEntity>);
+      const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);
       this.byEntity.set(resource.entity, service);
     }
