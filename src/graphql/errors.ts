@@ -1,10 +1,21 @@
-import { unwrapResolverError } from '@apollo/server/errors';
+import { ApolloServerErrorCode, unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { ApiError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 
-/** Errors raised by GraphQL itself (parse, validation, argument coercion) are the client's. */
-const CLIENT_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST', 'PERSISTED_QUERY_NOT_FOUND']);
+/**
+ * Errors raised by GraphQL and Apollo themselves are the client's: parse and validation failures,
+ * argument coercion, a malformed request, and an `operationName` the document does not define (or
+ * none for a document of several operations).
+ */
+const CLIENT_CODES = new Set<string>([
+  ApolloServerErrorCode.GRAPHQL_PARSE_FAILED,
+  ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED,
+  ApolloServerErrorCode.BAD_USER_INPUT,
+  ApolloServerErrorCode.BAD_REQUEST,
+  ApolloServerErrorCode.PERSISTED_QUERY_NOT_FOUND,
+  ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE,
+]);
 
 /** Maps every GraphQL error to `extensions.code` and `extensions.status`, as REST statuses. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {

@@ -1,12 +1,10 @@
 import { AccessToken, Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
-import { accessTokenRules } from '../services/access-tokens';
-import { organizationRules } from '../services/organizations';
-import { teamMemberRules, teamRules } from '../services/owners';
-import { scopedSlugRules } from '../services/slugs';
-import { userRules } from '../services/users';
 import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
 
-/** Every collection served under /api and in GraphQL. Adding a resource is adding an entry here. */
+/**
+ * Every collection served under /api and in GraphQL. Adding a resource is adding an entry here (and
+ * its business rules, when it has some, to services/rules.ts).
+ */
 export const resources: Resource[] = [
   defineResource({
     path: 'organizations',
@@ -14,7 +12,6 @@ export const resources: Resource[] = [
     entity: Organization,
     scope: { kind: 'organization', path: 'id' },
     delete: { kind: 'soft', field: 'archived', value: true, hide: true, stamp: false },
-    rules: organizationRules,
     access: { create: 'anyone', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -23,7 +20,6 @@ export const resources: Resource[] = [
     entity: PlatformUser,
     scope: { kind: 'colleagues' },
     delete: { kind: 'soft', field: 'active', value: false, hide: false, stamp: false },
-    rules: userRules,
     access: { create: 'admin', update: 'self', delete: 'admin' },
   }),
   defineResource({
@@ -32,7 +28,6 @@ export const resources: Resource[] = [
     entity: AccessToken,
     scope: { kind: 'user', path: 'userId' },
     delete: hardDelete,
-    rules: accessTokenRules,
     access: { create: 'anyone', update: 'self', delete: 'self' },
   }),
   defineResource({
@@ -41,7 +36,6 @@ export const resources: Resource[] = [
     entity: Team,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
-    rules: teamRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -50,7 +44,6 @@ export const resources: Resource[] = [
     entity: TeamMember,
     scope: { kind: 'organization', path: 'teamId.organizationId' },
     delete: hardDelete,
-    rules: teamMemberRules,
     access: { create: 'owner', update: 'owner', delete: 'owner' },
   }),
   defineResource({
@@ -58,7 +51,6 @@ export const resources: Resource[] = [
     entity: Project,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: flagDeleted,
-    rules: scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' }),
   }),
   defineResource({
     path: 'project-statuses',
@@ -71,7 +63,6 @@ export const resources: Resource[] = [
     entity: TaskStatus,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: flagDeleted,
-    rules: scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' }),
   }),
   defineResource({
     path: 'tasks',

@@ -1,7 +1,6 @@
 import type { EntityClass } from '@mikro-orm/core';
 import { fieldsOf, type FieldMeta } from './fields';
 import { camelCase, lowerFirst } from './naming';
-import type { ResourceRules } from '../services/resource-rules';
 
 /**
  * Who may see a row, expressed as the path from the entity to the organization id that owns it
@@ -36,16 +35,14 @@ export interface ResourceOptions<T extends object> {
   scope: TenantScope;
   delete: DeleteMode;
   paging?: Paging;
-  rules?: ResourceRules<T>;
   /** Who may create, update and delete (default: members of the row's organization). */
   access?: Partial<Record<WriteAction, Writer>>;
   /** Its writes change who may do what (keys, users, teams, memberships): cached credentials are dropped. */
   affectsAccess?: boolean;
 }
 
-/** Everything the adapters and the engine need to serve one collection. */
-export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'rules' | 'access'>> {
-  rules: ResourceRules<T>;
+/** Everything the adapters and the engine need to serve one collection; its business rules are the services' (services/rules.ts). */
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access'>> {
   access: Record<WriteAction, Writer>;
   /** Entity (and schema) name, e.g. `TeamMember`. */
   name: string;
@@ -60,7 +57,6 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
   const name = options.entity.name;
   return {
     paging: 'zero-based',
-    rules: {},
     affectsAccess: false,
     ...options,
     access: { create: 'member', update: 'member', delete: 'member', ...options.access },

@@ -4,7 +4,8 @@ import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
 import { BadRequestError } from '../errors/api-error';
 import { parseDateTime } from '../model/date-time';
 import type { FieldMeta } from '../model/fields';
-import { isUuid } from '../services/input';
+import { unstorableText } from '../model/text';
+import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath, type ResolvedPath } from './field-path';
 
 type Condition = Record<string, unknown>;
@@ -26,7 +27,9 @@ export interface ParsedFilter<T> {
  */
 export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): ParsedFilter<T> | undefined {
   if (!text || !text.trim()) return undefined;
-  if (text.includes('\u0000')) throw BadRequestError.forField('filter', 'must not contain NUL characters');
+  // Values are compared in the database, which cannot hold such text: refused rather than altered.
+  const unstorable = unstorableText(text);
+  if (unstorable) throw BadRequestError.forField('filter', unstorable);
   let ast: ExpressionNode;
   try {
     ast = parse(text);

@@ -1,11 +1,13 @@
 import { BadRequestError } from '../errors/api-error';
 import type { FieldMeta } from '../model/fields';
+import { unstorableText } from '../model/text';
 
 /** `query`: case-insensitive free text over the searchable fields (or the searchText column where one exists). */
 export function searchCondition(fields: FieldMeta[], text: string | undefined): Record<string, unknown> | undefined {
   const words = text?.trim();
   if (!words) return undefined;
-  if (words.includes('\u0000')) throw BadRequestError.forField('query', 'must not contain NUL characters');
+  const unstorable = unstorableText(words);
+  if (unstorable) throw BadRequestError.forField('query', unstorable);
   const pattern = `%${words.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   if (fields.some((f) => f.name === 'searchText')) return { searchText: { $ilike: pattern } };
   const searchable = fields.filter((f) => f.options.searchable);

@@ -1,5 +1,6 @@
 import type { EntityClass, QueryOrderMap } from '@mikro-orm/core';
 import { BadRequestError } from '../errors/api-error';
+import { unstorableText } from '../model/text';
 import { nest, resolveFieldPath } from './field-path';
 
 export interface SortTerm {
@@ -15,6 +16,9 @@ export function parseSort(entity: EntityClass<object>, raw: string | string[] | 
   const params = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((p) => p.trim() !== '');
   const terms: SortTerm[] = [];
   for (const param of params) {
+    // Refused like filter and query: a term holding such text names no field.
+    const unstorable = unstorableText(param);
+    if (unstorable) throw BadRequestError.forField('sort', unstorable);
     const commaForm = allowCommaForm && !param.includes(':') && !param.includes(';');
     const pieces = commaForm ? [param.split(',').map((s) => s.trim()).join(':')] : param.split(';');
     for (const piece of pieces) terms.push(parseTerm(entity, piece.trim()));

@@ -7,8 +7,20 @@ import { normalizeError } from '../errors/normalize-error';
  * a GraphQL error list for /graphql (refused credentials, rate limits); never a stack trace.
  */
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
-  const apiError = normalizeError(isBodyParserError(error) ? new BadRequestError(bodyParserMessage(error)) : error);
+  const apiError = normalizeError(clientErrorOf(error));
   res.status(apiError.status).json(isGraphqlRequest(req) ? { errors: [apiError.toGraphqlError()] } : apiError.toBody());
+}
+
+/** Failures of Express and its body parser to read the request are the client's. */
+function clientErrorOf(error: unknown): unknown {
+  if (isBodyParserError(error)) return new BadRequestError(bodyParserMessage(error));
+  if (isPathDecodingError(error)) return new BadRequestError('a path parameter is not valid percent-encoded UTF-8');
+  return error;
+}
+
+/** The router decodes path parameters with decodeURIComponent and marks what it cannot decode (`%ff`, `%`, `%c0%af`) 400. */
+function isPathDecodingError(error: unknown): error is URIError {
+  return error instanceof URIError && (error as URIError & { status?: unknown }).status === 400;
 }
 
 function isGraphqlRequest(req: Request): boolean {

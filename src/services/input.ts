@@ -2,6 +2,8 @@ import { BadRequestError, type FieldIssue } from '../errors/api-error';
 import { implicitDefault, type FieldMeta } from '../model/fields';
 import { parseDateTime } from '../model/date-time';
 import type { Resource } from '../model/resource';
+import { unstorableText, unstorableTextIn } from '../model/text';
+import { isUuid } from '../model/uuid';
 
 export type WriteMode = 'create' | 'update';
 
@@ -12,12 +14,7 @@ export interface ParsedInput {
   changeSequence?: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT32 = { min: -2147483648, max: 2147483647 };
-
-export function isUuid(value: unknown): value is string {
-  return typeof value === 'string' && UUID.test(value);
-}
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -111,9 +108,7 @@ export function checkValue(field: FieldMeta, raw: unknown): Checked {
         ? { value }
         : { issue: `must be one of ${field.enum!.values.join(', ')}` };
     case 'stringArray':
-      return Array.isArray(value) && value.every((v) => typeof v === 'string') && !containsNul(value)
-        ? { value }
-        : { issue: 'must be an array of strings' };
+      return checkStringArray(value);
     case 'json':
       return checkJson(field, value);
   }
@@ -121,12 +116,19 @@ export function checkValue(field: FieldMeta, raw: unknown): Checked {
 
 function checkString(field: FieldMeta, value: unknown): Checked {
   if (typeof value !== 'string') return { issue: 'must be a string' };
-  if (value.includes('\u0000')) return { issue: 'must not contain NUL characters' };
+  const unstorable = unstorableText(value);
+  if (unstorable) return { issue: unstorable };
   const { minLength, maxLength, pattern } = field.options;
   if (minLength !== undefined && value.length < minLength) return { issue: `must be at least ${minLength} characters` };
   if (maxLength !== undefined && value.length > maxLength) return { issue: `must be at most ${maxLength} characters` };
   if (pattern && !pattern.test(value)) return { issue: `must match ${pattern.source}` };
   return { value };
+}
+
+function checkStringArray(value: unknown): Checked {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return { issue: 'must be an array of strings' };
+  const unstorable = unstorableTextIn(value);
+  return unstorable ? { issue: unstorable } : { value };
 }
 
 function checkNumber(field: FieldMeta, value: unknown, integer: boolean): Checked {
@@ -148,25 +150,6 @@ function checkJson(field: FieldMeta, value: unknown): Checked {
   const type = field.options.schema?.type;
   if (type === 'object' && !isPlainObject(value)) return { issue: 'must be a JSON object' };
   if (type === 'array' && !Array.isArray(value)) return { issue: 'must be a JSON array' };
-  if (containsNul(value)) return { issue: 'must not contain NUL characters' };
-  return { value };
-}
-
-/** PostgreSQL text and jsonb cannot hold U+0000. Walks without recursion: values may nest deeply. */
-export function containsNul(value: unknown): boolean {
-  const pending: unknown[] = [value];
-  while (pending.length) {
-    const next = pending.pop();
-    if (typeof next === 'string') {
-      if (next.includes('\u0000')) return true;
-    } else if (Array.isArray(next)) {
-      pending.push(...next);
-    } else if (isPlainObject(next)) {
-      for (const [key, item] of Object.entries(next)) {
-        if (key.includes('\u0000')) return true;
-        pending.push(item);
-      }
-    }
-  }
-  return false;
+  const unstorable = unstorableTextIn(value);
+  return unstorable ? { issue: unstorable } : { value };
 }

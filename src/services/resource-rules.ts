@@ -1,3 +1,4 @@
+import type { Resource } from '../model/resource';
 import type { RequestContext } from './context';
 
 /**
@@ -13,4 +14,9 @@ export interface ResourceRules<T extends object> {
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
   /** Refuse a delete that would break an invariant. */
   beforeDelete?(ctx: RequestContext, entity: T): Promise<void>;
+}
+
+/** A registered resource with the rules its service applies (none: the generic behaviour alone). */
+export interface ResourceWithRules<T extends object = object> extends Resource<T> {
+  rules: ResourceRules<T>;
 }

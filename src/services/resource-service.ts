@@ -11,7 +11,8 @@ import { isDeepStrictEqual } from 'node:util';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
-import type { Resource, WriteAction } from '../model/resource';
+import type { WriteAction } from '../model/resource';
+import { isUuid } from '../model/uuid';
 import { nest } from '../query/field-path';
 import { parseFilter, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
@@ -19,8 +20,9 @@ import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
 import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
-import { isUuid, parseInput } from './input';
+import { parseInput } from './input';
 import type { PageResult } from './page';
+import type { ResourceWithRules as Resource } from './resource-rules';
 import { and, liveRows, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */

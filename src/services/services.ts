@@ -4,8 +4,9 @@ import type { Resource } from '../model/resource';
 import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
+import { withRules } from './rules';
 
-/** The service of every registered resource, found by path or by entity class. */
+/** The service of every registered resource, with its rules, found by path or by entity class. */
 export class Services {
   private readonly byPath = new Map<string, ResourceService>();
   private readonly byEntity = new Map<EntityClass<object>, ResourceService>();
@@ -19,7 +20,7 @@ export class Services {
   ) {
     this.accessCache = new AccessCache(accessCacheSeconds * 1000);
     for (const resource of resources) {
-      const service = new ResourceService(resource as Resource<BaseEntity>);
+      const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);
       this.byEntity.set(resource.entity, service);
     }

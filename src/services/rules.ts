@@ -1,0 +1,36 @@
+import type { EntityClass } from '@mikro-orm/core';
+import { AccessToken, Organization, PlatformUser, Project, TaskStatus, Team, TeamMember } from '../entities';
+import type { Resource } from '../model/resource';
+import { accessTokenRules } from './access-tokens';
+import { organizationRules } from './organizations';
+import { teamMemberRules, teamRules } from './owners';
+import type { ResourceRules, ResourceWithRules } from './resource-rules';
+import { scopedSlugRules } from './slugs';
+import { userRules } from './users';
+
+type RulesEntry = [EntityClass<object>, ResourceRules<object>];
+
+/** One entity's rules; the signature keeps the rules of one entity from being filed under another. */
+function rulesOf<T extends object>(entity: EntityClass<T>, rules: ResourceRules<T>): RulesEntry {
+  return [entity, rules];
+}
+
+/**
+ * The business rules of the resources that have some, by entity. They live with the services (they
+ * use the request context, other services and the database), apart from the declarations of
+ * model/registry.ts, which the model, the adapters and the schema generator read without them.
+ */
+const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
+  rulesOf(Organization, organizationRules),
+  rulesOf(PlatformUser, userRules),
+  rulesOf(AccessToken, accessTokenRules),
+  rulesOf(Team, teamRules),
+  rulesOf(TeamMember, teamMemberRules),
+  rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
+  rulesOf(TaskStatus, scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' })),
+]);
+
+/** The resource with its rules, as its service runs it. */
+export function withRules<T extends object>(resource: Resource<T>): ResourceWithRules<T> {
+  return { ...resource, rules: RULES.get(resource.entity) ?? {} };
+}
