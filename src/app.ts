@@ -14,8 +14,12 @@ import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { resourceRouter } from './rest/resource-router';
 import { listen } from './database/listener';
+import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
 import { Services } from './services/services';
+
+/** Connections of the prepared hot reads, beside the ORM's own pool. */
+const READ_POOL_SIZE = 10;
 
 export interface AppOptions {
   rateLimits: RateLimitSettings;
@@ -44,7 +48,8 @@ export interface App {
  * recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
-  const services = new Services(resources, options.authCacheSeconds);
+  const reads = new ReadPool(orm.config.get('clientUrl')!, READ_POOL_SIZE);
+  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads });
   // Every process drops its cached credentials when any process announces a change of access.
   const accessChanges = listen(orm.config.get('clientUrl')!, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
@@ -78,6 +83,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
       await graphql.stop();
       await limits.close();
       await accessChanges.close();
+      await reads.close();
     },
   };
 }

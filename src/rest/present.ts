@@ -12,7 +12,7 @@ type Row = Record<string, unknown>;
  */
 const EMBED_DEPTH = 1;
 
-/** The JSON of one entity: every declared field, dates as ISO text, referenced objects embedded. */
+/** The JSON of one entity: every declared field, times as ISO text, referenced objects embedded. */
 export async function present(ctx: RequestContext, resource: Resource, entity: object): Promise<Json> {
   return (await presentAll(ctx, resource, [entity]))[0];
 }
@@ -28,9 +28,11 @@ async function presentRows(ctx: RequestContext, fields: FieldMeta[], rows: Row[]
   await Promise.all(
     references.map(async (field) => {
       const { relation, target } = field.reference!;
-      const embedded = depth > 0 ? await embeddedById(ctx, target(), rows.map((row) => row[field.name]), depth - 1) : new Map<string, Json>();
+      // A row read by its prepared statement arrives with its embedded objects already.
+      const missing = depth > 0 ? rows.filter((row) => !(relation in row)).map((row) => row[field.name]) : [];
+      const embedded = missing.length ? await embeddedById(ctx, target(), missing, depth - 1) : new Map<string, Json>();
       rows.forEach((row, i) => {
-        out[i][relation] = embedded.get(row[field.name] as string) ?? null;
+        out[i][relation] = depth === 0 ? null : relation in row ? (row[relation] as Json) : (embedded.get(row[field.name] as string) ?? null);
       });
     }),
   );

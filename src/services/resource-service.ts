@@ -23,7 +23,8 @@ import type { RequestContext } from './context';
 import { parseInput } from './input';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import { and, liveRows, visibleRows, writableRows } from './tenancy';
+import { itemStatement, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
+import { and, liveRows, memberships, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -50,6 +51,9 @@ type Row = BaseEntity & Record<string, unknown>;
  * resource. REST handlers and GraphQL resolvers call these methods and nothing below them.
  */
 export class ResourceService<T extends BaseEntity = BaseEntity> {
+  /** The prepared hot reads of this resource, written once per shape and kind of caller. */
+  private readonly statements = new Map<string, ItemStatement>();
+
   constructor(readonly resource: Resource<T>) {}
 
   private get entity(): EntityClass<T> {
@@ -111,7 +115,30 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /** The visible, live rows among `ids` (used by the per-request loaders). */
   async findByIds(ctx: RequestContext, ids: readonly string[]): Promise<T[]> {
-    return this.rows(ctx, and({ id: { $in: ids.filter(isUuid) } }, this.live(ctx), await visibleRows(ctx, this.resource)));
+    const wellFormed = ids.filter(isUuid);
+    const prepared = await this.prepared(ctx, 'many', wellFormed);
+    if (prepared) return prepared as T[];
+    return this.rows(ctx, and({ id: { $in: wellFormed } }, this.live(ctx), await visibleRows(ctx, this.resource)));
+  }
+
+  /**
+   * The prepared hot read (one statement, see item-statement.ts), outside transactions: a transaction's
+   * reads must see its own writes, so they go through its connection.
+   */
+  private async prepared(ctx: RequestContext, shape: ItemShape, id: string | string[]): Promise<Row[] | undefined> {
+    const reads = ctx.services.reads;
+    if (!reads || ctx.em.isInTransaction()) return undefined;
+    const key = `${shape}:${ctx.isAdmin}`;
+    let statement = this.statements.get(key);
+    if (!statement) {
+      statement = itemStatement(this.resource, ctx.em.getMetadata(), (entity) => ctx.services.forEntity(entity)?.resource, ctx.isAdmin, shape);
+      this.statements.set(key, statement);
+    }
+    const values: unknown[] = [id];
+    for (const parameter of statement.parameters) {
+      values.push(parameter === 'user' ? (ctx.user?.id ?? null) : [...(await memberships(ctx)).member]);
+    }
+    return reads.query<Row>(statement, values);
   }
 
   /**
@@ -241,6 +268,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       if (!entity || (live !== own && !(await this.exists(ctx, live)))) throw notFound();
       if (visible && !(await this.exists(ctx, and(live, visible)))) throw forbidden();
       return entity;
+    }
+    const prepared = await this.prepared(ctx, 'one', id);
+    if (prepared) {
+      const [row] = prepared;
+      if (!row) throw notFound();
+      if (row[VISIBLE_COLUMN] === false) throw forbidden();
+      delete row[VISIBLE_COLUMN];
+      return row as T;
     }
     const [entity] = await this.rows(ctx, and(live, visible));
     if (entity) return entity;

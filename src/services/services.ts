@@ -2,6 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import type { ReadPool } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
 import { withRules } from './rules';
@@ -14,11 +15,12 @@ export class Services {
   /** Credentials and memberships shared by the requests of this process (see access-cache.ts). */
   readonly accessCache: AccessCache;
 
-  constructor(
-    readonly resources: readonly Resource[],
-    accessCacheSeconds = MAX_AUTH_CACHE_SECONDS,
-  ) {
-    this.accessCache = new AccessCache(accessCacheSeconds * 1000);
+  /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
+  readonly reads?: ReadPool;
+
+  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool } = {}) {
+    this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
+    this.reads = options.reads;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);

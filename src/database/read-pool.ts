@@ -1,0 +1,47 @@
+import pg from 'pg';
+import { countStatement } from './query-counter';
+
+/** A prepared statement: parsed and planned once per connection, then only executed. */
+export interface PreparedStatement {
+  name: string;
+  text: string;
+}
+
+const TIMESTAMPTZ = 1184;
+/** `2026-11-25 10:00:00.12+00`, as PostgreSQL writes a timestamptz(3) in a UTC session. */
+const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+
+/** PostgreSQL's text of a UTC time to the answer's ISO 8601 text, without a `Date` in between. */
+export function isoFromPostgres(text: string): string {
+  const match = PG_UTC.exec(text);
+  if (!match) return new Date(text).toISOString();
+  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+}
+
+const types = new pg.TypeOverrides();
+types.setTypeParser(TIMESTAMPTZ, isoFromPostgres);
+
+/**
+ * The connections of the hot read statements (one row by id with its embedded references): named
+ * prepared statements with bound parameters, times read as answer text. The ORM keeps its own pool for
+ * writes, transactions and everything else.
+ */
+export class ReadPool {
+  private readonly pool: pg.Pool;
+
+  constructor(url: string, max: number) {
+    this.pool = new pg.Pool({ connectionString: url, max, types, options: '-c TimeZone=UTC' });
+    // An idle connection that fails is dropped by the pool; the next query opens another.
+    this.pool.on('error', () => undefined);
+  }
+
+  async query<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+    countStatement(statement.text, values);
+    const result = await this.pool.query({ name: statement.name, text: statement.text, values });
+    return result.rows as R[];
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

@@ -1,0 +1,180 @@
+import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/core';
+import type { PreparedStatement } from '../database/read-pool';
+import { fieldsOf, type FieldMeta } from '../model/fields';
+import type { Resource } from '../model/resource';
+
+/**
+ * The SQL of the hot reads, written once per resource from the same declarations the ORM maps: one row
+ * by id (or rows by ids) with the tenant condition, the deleted-parent condition and, for an answer,
+ * every embedded reference, in a single prepared statement. Parameters: `$1` the id (or ids), then the
+ * caller's organizations and user id where the statement needs them (administrators' variant: neither).
+ */
+export interface ItemStatement extends PreparedStatement {
+  /** What the statement reads after `$1`, in order. */
+  parameters: ('organizations' | 'user')[];
+}
+
+/** Resolves the resource that serves an entity (its scope and delete mode), if one does. */
+export type ResourceOf = (entity: EntityClass<object>) => Resource | undefined;
+
+export type ItemShape = 'one' | 'many';
+
+/** Columns computed in the statement rather than stored: whether the caller may see the row. */
+export const VISIBLE_COLUMN = '__visible';
+
+const ISO_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+class Builder {
+  private aliases = 0;
+  usesOrganizations = false;
+  usesUser = false;
+
+  constructor(
+    private readonly metadata: MetadataStorage,
+    private readonly resourceOf: ResourceOf,
+    private readonly admin: boolean,
+  ) {}
+
+  alias(): string {
+    return `r${this.aliases++}`;
+  }
+
+  meta(entity: EntityClass<object>): EntityMetadata {
+    return this.metadata.get(entity.name);
+  }
+
+  table(entity: EntityClass<object>): string {
+    return quote(this.meta(entity).tableName);
+  }
+
+  /** The column behind a property, or undefined when it is not stored. */
+  column(entity: EntityClass<object>, property: string): string | undefined {
+    const prop = this.meta(entity).properties[property];
+    return prop && prop.persist !== false ? prop.fieldNames[0] : undefined;
+  }
+
+  /**
+   * The joins along a resource's scope path with the conditions that hide rows held by a deleted
+   * parent, and the expression of the organization the row belongs to.
+   */
+  scope(resource: Resource, alias: string): { joins: string[]; conditions: string[]; organization?: string } {
+    const joins: string[] = [];
+    const conditions: string[] = [];
+    if (resource.scope.kind !== 'organization') return { joins, conditions };
+    let entity: EntityClass<object> = resource.entity;
+    let current = alias;
+    let organization = '';
+    for (const segment of resource.scope.path.split('.')) {
+      const column = this.column(entity, segment)!;
+      organization = `${current}.${quote(column)}`;
+      const target = fieldsOf(entity).find((f) => f.name === segment)?.reference?.target();
+      if (!target) break;
+      const parent = this.alias();
+      joins.push(`join ${this.table(target)} ${parent} on ${parent}."id" = ${current}.${quote(column)}`);
+      const parentResource = this.resourceOf(target);
+      const live = parentResource && this.live(parentResource, parent);
+      if (live) conditions.push(live);
+      organization = `${parent}."id"`;
+      entity = target;
+      current = parent;
+    }
+    return { joins, conditions, organization };
+  }
+
+  /** Rows that DELETE hid (soft deletes that hide), as a condition. */
+  live(resource: Resource, alias: string): string | undefined {
+    const mode = resource.delete;
+    if (mode.kind !== 'soft' || !mode.hide) return undefined;
+    return `${alias}.${quote(this.column(resource.entity, mode.field)!)} is distinct from ${mode.value}`;
+  }
+
+  /** Whether the caller may see the row (undefined: every row), as tenancy.ts decides it. */
+  visible(resource: Resource, alias: string, organization: string | undefined): string | undefined {
+    if (this.admin) return undefined;
+    const scope = resource.scope;
+    switch (scope.kind) {
+      case 'global':
+        return undefined;
+      case 'user':
+        this.usesUser = true;
+        return `${alias}.${quote(this.column(resource.entity, scope.path)!)} = {user}::uuid`;
+      case 'organization':
+        this.usesOrganizations = true;
+        return `${organization} = any({organizations}::uuid[])`;
+      case 'colleagues':
+        this.usesOrganizations = true;
+        this.usesUser = true;
+        return `(${alias}."id" = {user}::uuid or exists (select 1 from "team_member" m join "team" t on t."id" = m."team_id"
+          where m."user_id" = ${alias}."id" and t."organization_id" = any({organizations}::uuid[])))`;
+    }
+  }
+
+  /** The row's stored fields under their property names. */
+  columns(entity: EntityClass<object>, alias: string): string[] {
+    return storedFields(entity, this).map(({ field, column }) => `${alias}.${quote(column)} as ${quote(field.name)}`);
+  }
+
+  /**
+   * The referenced row as the JSON REST embeds (every declared field, times as answer text, its own
+   * references null), or null when it is missing, deleted or not the caller's to see.
+   */
+  embedded(field: FieldMeta, owner: EntityClass<object>, ownerAlias: string): string {
+    const target = field.reference!.target();
+    const alias = this.alias();
+    const values = fieldsOf(target).map((f) => {
+      const column = this.column(target, f.name);
+      if (!column) return `null as ${quote(f.name)}`;
+      const value = `${alias}.${quote(column)}`;
+      return `${f.kind === 'dateTime' ? `to_char(${value} at time zone 'UTC', ${ISO_FORMAT})` : value} as ${quote(f.name)}`;
+    });
+    for (const reference of fieldsOf(target).filter((f) => f.reference?.embed)) values.push(`null as ${quote(reference.reference!.relation)}`);
+    const resource = this.resourceOf(target);
+    const scope = resource ? this.scope(resource, alias) : { joins: [], conditions: [] };
+    const conditions = [
+      `${alias}."id" = ${ownerAlias}.${quote(this.column(owner, field.name)!)}`,
+      resource && this.live(resource, alias),
+      ...scope.conditions,
+      resource && this.visible(resource, alias, scope.organization),
+    ].filter(Boolean);
+    return `(select row_to_json(x) from (select ${values.join(', ')} from ${this.table(target)} ${alias} ${scope.joins.join(' ')}
+      where ${conditions.join(' and ')}) x) as ${quote(field.reference!.relation)}`;
+  }
+}
+
+function storedFields(entity: EntityClass<object>, builder: Builder): { field: FieldMeta; column: string }[] {
+  return fieldsOf(entity).flatMap((field) => {
+    const column = builder.column(entity, field.name);
+    return column ? [{ field, column }] : [];
+  });
+}
+
+function quote(identifier: string): string {
+  return `"${identifier.replace(/"/g, '""')}"`;
+}
+
+/**
+ * `one`: the live row with id `$1` (embedded references included), and whether the caller may see it
+ * (`__visible`), so that 403 and 404 are told apart in the same statement. `many`: the live rows the
+ * caller may see among the ids `$1`, without embeds (what the per-request loaders need).
+ */
+export function itemStatement(resource: Resource, metadata: MetadataStorage, resourceOf: ResourceOf, admin: boolean, shape: ItemShape): ItemStatement {
+  const builder = new Builder(metadata, resourceOf, admin);
+  const alias = builder.alias();
+  const scope = builder.scope(resource, alias);
+  const visible = builder.visible(resource, alias, scope.organization);
+  const select = builder.columns(resource.entity, alias);
+  const conditions = [shape === 'one' ? `${alias}."id" = $1::uuid` : `${alias}."id" = any($1::uuid[])`, builder.live(resource, alias), ...scope.conditions];
+  if (shape === 'one') {
+    for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));
+    if (visible) select.push(`${visible} as ${quote(VISIBLE_COLUMN)}`);
+  } else if (visible) {
+    conditions.push(visible);
+  }
+  const parameters: ItemStatement['parameters'] = [];
+  if (builder.usesOrganizations) parameters.push('organizations');
+  if (builder.usesUser) parameters.push('user');
+  const text = `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} ${scope.joins.join(' ')} where ${conditions
+    .filter(Boolean)
+    .join(' and ')}`.replace(/\{(organizations|user)\}/g, (_, name: 'organizations' | 'user') => `$${parameters.indexOf(name) + 2}`);
+  return { name: `${shape}:${resource.path}:${admin ? 'admin' : 'caller'}`, text, parameters };
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resources } from '../src/model/registry';
+import { createOrganization, createProject, createTask } from './support/fixtures';
+import { createRecord, createUser } from './support/resource-bodies';
+import { startServer, unique, type TestServer } from './support/server';
+
+/**
+ * A row by id is one prepared statement with bound parameters: its tenant and deleted-parent conditions
+ * and its embedded objects included. What it answers is what the list (read through the ORM) answers.
+ */
+let server: TestServer;
+let member: { id: string; key: string };
+let organizationId: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  const user = await createUser(server);
+  const token = await server.request('POST', '/api/access-tokens', { body: { name: unique('reads'), userId: user.id } });
+  member = { id: user.id, key: token.body.token };
+  const org = await createOrganization(server, {}, member.key);
+  organizationId = org.id;
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+/** Statements of one request made with credentials and memberships already cached (by the same request). */
+async function statementsOf(path: string, key: string) {
+  await server.request('GET', path, { key });
+  let answer: Awaited<ReturnType<TestServer['request']>> | undefined;
+  const recorded = await server.recordQueries(async () => {
+    answer = await server.request('GET', path, { key });
+  });
+  return { answer: answer!, recorded };
+}
+
+describe('reads by id', () => {
+  it.each(resources.map((r) => [r.path, r] as const))('%s: the same JSON as its list, in one prepared statement', async (path, resource) => {
+    const record = await createRecord(server, resource, { organizationId, key: member.key, userId: member.id });
+    const listed = await server.request('GET', `/api/${path}?filter=id==${record.id}`);
+    expect(listed.body.content, listed.text).toHaveLength(1);
+    const { answer, recorded } = await statementsOf(`/api/${path}/${record.id}`, server.adminKey);
+    expect(answer.status, answer.text).toBe(200);
+    const expected = { ...listed.body.content[0] };
+    if (path === 'access-tokens') delete expected.token; // the key itself is only ever in the create answer
+    expect(answer.body).toEqual({ ...expected, ...(path === 'access-tokens' ? { token: null } : {}) });
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0].text).toContain('$1');
+    expect(recorded[0].text).not.toContain(record.id);
+    expect(recorded[0].params).toContain(record.id);
+  });
+
+  it("embeds a project's organization, owner and status in the same statement, for a member", async () => {
+    const status = await server.request('POST', '/api/project-statuses', { body: { status: 'Live', organizationId }, key: member.key });
+    const project = await createProject(server, organizationId, { ownerId: member.id, statusId: status.body.id }, member.key);
+    const { answer, recorded } = await statementsOf(`/api/projects/${project.id}`, member.key);
+    expect(answer.status, answer.text).toBe(200);
+    expect(recorded).toHaveLength(1);
+    expect(answer.body.organization).toMatchObject({ id: organizationId });
+    expect(answer.body.owner).toMatchObject({ id: member.id });
+    expect(answer.body.status).toMatchObject({ id: status.body.id, status: 'Live', organization: null });
+    expect(answer.body.createdOn).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(answer.body.organization.createdOn).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+  });
+
+  it('tells 403 from 404 in the same single statement', async () => {
+    const outsider = await createUser(server);
+    const token = await server.request('POST', '/api/access-tokens', { body: { name: unique('outsider'), userId: outsider.id } });
+    const project = await createProject(server, organizationId, {}, member.key);
+    const forbidden = await statementsOf(`/api/projects/${project.id}`, token.body.token);
+    expect(forbidden.answer.status).toBe(403);
+    expect(forbidden.recorded).toHaveLength(1);
+    const missing = await statementsOf(`/api/projects/00000000-0000-4000-8000-000000000000`, token.body.token);
+    expect(missing.answer.status).toBe(404);
+    expect(missing.recorded).toHaveLength(1);
+  });
+
+  it("hides what a deleted parent holds, and an embedded row the caller may not see", async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    const task = await createTask(server, project.id, {}, member.key);
+    expect((await server.request('DELETE', `/api/projects/${project.id}`, { key: member.key })).status).toBe(204);
+    expect((await statementsOf(`/api/tasks/${task.id}`, member.key)).answer.status).toBe(404);
+    // The owner is a user the member shares no organization with: visible to the administrator only.
+    const stranger = await createUser(server);
+    const owned = await createProject(server, organizationId, { ownerId: stranger.id });
+    expect((await statementsOf(`/api/projects/${owned.id}`, server.adminKey)).answer.body.owner.id).toBe(stranger.id);
+    expect((await statementsOf(`/api/projects/${owned.id}`, member.key)).answer.body.owner).toBeNull();
+  });
+
+  it('serves GraphQL items from the same statement', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    await server.request('GET', '/api/account/me', { key: member.key });
+    const statements = await server.countQueries(async () => {
+      const answer = await server.graphql(`query($id: ID!) { project(id: $id) { id name createdOn } }`, { id: project.id }, member.key);
+      expect(answer.body.data.project).toEqual({ id: project.id, name: project.name, createdOn: project.createdOn });
+    });
+    expect(statements).toBe(1);
+  });
+});
