@@ -41,6 +41,13 @@ export class ReadPool {
     return result.rows as R[];
   }
 
+  /** A statement with bound parameters, parsed and planned anew each time (its text varies with the request). */
+  async run<R>(text: string, values: unknown[]): Promise<R[]> {
+    countStatement(text, values);
+    const result = await this.pool.query({ text, values });
+    return result.rows as R[];
+  }
+
   close(): Promise<void> {
     return this.pool.end();
   }

@@ -1,13 +1,17 @@
 import {
   ForeignKeyConstraintViolationException,
   LockMode,
+  raw,
   sql,
+  type RawQueryFragment,
   type EntityClass,
   type FilterQuery,
   type FindOptions,
 } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
+import type { Knex } from '@mikro-orm/postgresql';
+import { isoFromPostgres } from '../database/read-pool';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
@@ -46,6 +50,8 @@ interface ListPlan {
 
 type Row = BaseEntity & Record<string, unknown>;
 
+const MAX_REMEMBERED_SELECTIONS = 100;
+
 /**
  * The one implementation of list, get, create, update, delete and sequence for every registered
  * resource. REST handlers and GraphQL resolvers call these methods and nothing below them.
@@ -53,6 +59,8 @@ type Row = BaseEntity & Record<string, unknown>;
 export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** The prepared hot reads of this resource, written once per shape and kind of caller. */
   private readonly statements = new Map<string, ItemStatement>();
+  /** Select lists by alias and columns (GraphQL selections vary: only so many are kept). */
+  private readonly selections = new Map<string, RawQueryFragment[]>();
 
   constructor(readonly resource: Resource<T>) {}
 
@@ -67,20 +75,50 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
     const plan = await this.plan(ctx, params);
     const { page, pageSize } = plan.paging;
-    const rows = (await ctx.em
+    const query = ctx.em
       .createQueryBuilder(this.entity, 'e0')
-      .select((params.columns ?? '*') as never)
+      .select(this.selection(ctx, 'e0', params.columns) as never)
       .where(plan.where)
       .orderBy(plan.orderBy as never)
-      .limit(pageSize, page * pageSize)
-      .execute('all', true)) as T[];
+      .limit(pageSize, page * pageSize);
+    const rows = (await this.select(ctx, query.getKnexQuery())) as T[];
     const endsHere = rows.length > 0 && rows.length < pageSize;
     const totalElements = endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : await this.count(ctx, plan.where);
     return { items: rows, totalElements, page, pageSize, sort: plan.sort };
   }
 
-  private count(ctx: RequestContext, where: Record<string, unknown>): Promise<number> {
-    return ctx.em.createQueryBuilder(this.entity, 'c0').where(where).getCount();
+  private async count(ctx: RequestContext, where: Record<string, unknown>): Promise<number> {
+    const [row] = await this.select(ctx, ctx.em.createQueryBuilder(this.entity, 'c0').count().where(where).getKnexQuery());
+    return Number(row.count);
+  }
+
+  /**
+   * Runs a statement the query builder wrote, with its values bound as parameters, on the read pool; in
+   * a transaction (or without the pool) through the ORM's connection, times turned into answer text.
+   */
+  private async select(ctx: RequestContext, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
+    const reads = ctx.services.reads;
+    if (reads && !ctx.em.isInTransaction()) {
+      const { sql: text, bindings } = query.toSQL().toNative();
+      return reads.run<Row>(text, bindings as unknown[]);
+    }
+    const rows = await ctx.em.getConnection().execute<Row[]>(query, [], 'all', ctx.em.getTransactionContext());
+    const times = this.resource.fields.filter((f) => f.kind === 'dateTime').map((f) => f.name);
+    for (const row of rows) for (const name of times) if (typeof row[name] === 'string') row[name] = isoFromPostgres(row[name] as string);
+    return rows;
+  }
+
+  /** The stored columns asked for (all of them by default) under their property names. */
+  private selection(ctx: RequestContext, alias: string, columns: string[] | undefined): RawQueryFragment[] {
+    const key = columns ? `${alias}:${columns.join(',')}` : alias;
+    let selection = this.selections.get(key);
+    if (!selection) {
+      const properties = ctx.em.getMetadata().get(this.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
+      const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
+      selection = names.map((name) => raw(`"${alias}"."${properties[name].fieldNames[0]}" as "${name}"`));
+      if (this.selections.size < MAX_REMEMBERED_SELECTIONS) this.selections.set(key, selection);
+    }
+    return selection;
   }
 
   /**
@@ -93,7 +131,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const { page, pageSize } = plan.paging;
     const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
     const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
-    const paged = ctx.em.createQueryBuilder(this.entity, 'e0').select((params.columns ?? '*') as never).where(perParent).orderBy(plan.orderBy as never).limit(pageSize, page * pageSize);
+    const paged = ctx.em
+      .createQueryBuilder(this.entity, 'e0')
+      .select(this.selection(ctx, 'e0', params.columns) as never)
+      .where(perParent)
+      .orderBy(plan.orderBy as never)
+      .limit(pageSize, page * pageSize);
     const knex = ctx.em.getKnex();
     const statement = knex.raw(
       `select parent.id as "__parent", counted.count as "__total", paged.*
@@ -102,13 +145,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
          left join lateral ? as paged on true`,
       [`{${parentIds.filter(isUuid).join(',')}}`, counted.getKnexQuery(), paged.getKnexQuery()],
     );
-    const rows = await ctx.em.getConnection().execute<Record<string, unknown>[]>(statement, [], 'all', ctx.em.getTransactionContext());
-    const meta = ctx.em.getMetadata().get(this.entity.name);
+    const rows = await this.select(ctx, statement);
     const pages = new Map<string, PageResult<T>>(parentIds.map((id) => [id, { items: [], totalElements: 0, page, pageSize, sort: plan.sort }]));
     for (const { __parent, __total, ...columns } of rows) {
       const result = pages.get(__parent as string)!;
       result.totalElements = Number(__total);
-      if (columns.id !== null) result.items.push(ctx.em.getDriver().mapResult(columns as never, meta) as T);
+      if (columns.id !== null) result.items.push(columns as unknown as T);
     }
     return pages;
   }
