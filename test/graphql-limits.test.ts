@@ -1,9 +1,23 @@
 import 'reflect-metadata';
 import { getIntrospectionQuery } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_QUERY_COST, MAX_QUERY_DEPTH } from '../src/graphql/limits';
+import type * as QueryComplexity from 'graphql-query-complexity';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { MAX_QUERY_COST, MAX_QUERY_DEPTH, MAX_QUERY_SELECTIONS, MAX_SELECTION_NESTING } from '../src/graphql/limits';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type Answer, type TestServer } from './support/server';
+
+/** While set, the cost estimator fails as it did on hostile documents (out of stack); otherwise it is the real one. */
+const estimator = vi.hoisted(() => ({ failing: false }));
+vi.mock('graphql-query-complexity', async (importOriginal) => {
+  const real = await importOriginal<typeof QueryComplexity>();
+  return {
+    ...real,
+    getComplexity: (options: Parameters<typeof real.getComplexity>[0]) => {
+      if (estimator.failing) throw new RangeError('Maximum call stack size exceeded');
+      return real.getComplexity(options);
+    },
+  };
+});
 
 let server: TestServer;
 beforeAll(async () => {
@@ -150,6 +164,73 @@ describe('cost limit', () => {
     expectData(await server.graphql(cheap));
     // An explicit variable wins over the default.
     expect(expectBadRequest(await server.graphql(cheap, { size: 100 }))).toMatch(/cost/i);
+  });
+});
+
+/** `count` aliases of `__typename`: selections that cost 1 each and read nothing. */
+const typenames = (count: number) => Array.from({ length: count }, (_, i) => `a${i}: __typename`).join(' ');
+
+/** An operation that spreads F0, which spreads F1 ... up to F`links`, which reads `me { id }`. */
+function fragmentChain(links: number): string {
+  const chain = Array.from({ length: links }, (_, i) => `fragment F${i} on Query { ...F${i + 1} }`).join(' ');
+  return `{ ...F0 } ${chain} fragment F${links} on Query { me { id } }`;
+}
+
+describe('operations too large to estimate', () => {
+  /** The refused page reads of `threeLevels('100')`, padded past what the estimator can count (it gave up, and the query ran). */
+  const padded = `query { ${threeLevels('100')} ${typenames(10_000)} }`;
+
+  it('refuses an expensive query padded with 10,000 selections with BAD_REQUEST/400, and reads nothing', async () => {
+    await server.graphql('{ me { id } }');
+    let answer: Answer | undefined;
+    const statements = await server.recordQueries(async () => {
+      answer = await server.graphql(padded);
+    });
+    const message = expectBadRequest(answer!);
+    expect(message).toMatch(/too large to estimate its cost/);
+    expect(numbersIn(message)).toContain(MAX_QUERY_SELECTIONS);
+    // Nothing but the credentials was looked up (and those only when another suite's write dropped them from the cache).
+    expect(statements.filter((s) => !/\b(access_token|platform_user)\b/.test(s.text))).toEqual([]);
+  });
+
+  it(`accepts up to MAX_QUERY_SELECTIONS (${MAX_QUERY_SELECTIONS}) selections, fragments expanded, and refuses one more`, async () => {
+    // me and id are two selections; so is each spread of a fragment of one field.
+    const atLimit = expectData(await server.graphql(`{ me { id } ${typenames(MAX_QUERY_SELECTIONS - 2)} }`));
+    expect(Object.keys(atLimit)).toHaveLength(MAX_QUERY_SELECTIONS - 1);
+    expectBadRequest(await server.graphql(`{ me { id } ${typenames(MAX_QUERY_SELECTIONS - 1)} }`));
+    const half = MAX_QUERY_SELECTIONS / 2;
+    const spreadTwice = (count: number) => `{ ...T ...T } fragment T on Query { ${typenames(count)} }`;
+    expectData(await server.graphql(spreadTwice(half - 1)));
+    expect(expectBadRequest(await server.graphql(spreadTwice(half)))).toMatch(/too large to estimate its cost/);
+  });
+
+  it(`accepts fragments nested up to MAX_SELECTION_NESTING (${MAX_SELECTION_NESTING}) levels, and refuses deeper chains`, async () => {
+    // The spreads of F0 ... F(links) are links + 1 levels; me and id two more.
+    const data = expectData(await server.graphql(fragmentChain(MAX_SELECTION_NESTING - 3)));
+    expect(data.me.id).toEqual(expect.any(String));
+    const message = expectBadRequest(await server.graphql(fragmentChain(MAX_SELECTION_NESTING - 2)));
+    expect(message).toMatch(/too large to estimate its cost/);
+    expect(numbersIn(message)).toContain(MAX_SELECTION_NESTING);
+  });
+
+  it('refuses the request when the estimator fails, and runs nothing', async () => {
+    const created = unique('Unestimated');
+    estimator.failing = true;
+    let answer: Answer | undefined;
+    try {
+      answer = await server.graphql(`mutation { createOrganization(input: { name: "${created}" }) { id } }`);
+    } finally {
+      estimator.failing = false;
+    }
+    expect(expectBadRequest(answer!)).toMatch(/too large to estimate its cost/);
+    expect(await organizationsNamed(created)).toBe(0);
+  });
+
+  it('leaves invalid variables and unknown operation names to graphql, before the size is measured', async () => {
+    const query = `query Padded($size: Int!) { ${threeLevels('$size')} ${typenames(10_000)} }`;
+    expect(expectBadRequest(await server.graphql(query, { size: 'many' }))).toMatch(/\$size/);
+    const unknown = await server.request('POST', '/graphql', { body: { query, operationName: 'Other', variables: { size: 1 } } });
+    expect(expectBadRequest(unknown)).toMatch(/Other/);
   });
 });
 

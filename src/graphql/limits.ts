@@ -1,6 +1,18 @@
 import type { ApolloServerPlugin } from '@apollo/server';
-import { GraphQLError, Kind, type GraphQLSchema, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
+import {
+  getVariableValues,
+  GraphQLError,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionNode,
+  type SelectionSetNode,
+  type ValidationContext,
+  type ValidationRule,
+} from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
+import { logger } from '../http/logger';
 import type { GraphqlContext } from './context';
 
 /** Deepest selection accepted: organizations → projects → tasks → project → organization → a field fits. */
@@ -80,29 +92,126 @@ function fragmentHeights(context: ValidationContext): Map<string, number> {
   return heights;
 }
 
-/** Refuses operations whose estimated cost is past MAX_QUERY_COST before anything runs. */
+/**
+ * Most selections (fields, fragment spreads, inline fragments) an operation may hold once its fragments
+ * are expanded: a fragment counts again every time it is spread. The cost estimator follows fragments
+ * that way and gives up at 10,000 of them, so larger operations are refused before it runs.
+ */
+export const MAX_QUERY_SELECTIONS = 5_000;
+/**
+ * Most levels an operation may nest, counting every field (introspection fields too), fragment spread
+ * and inline fragment: the cost estimator recurses once per level, and a long chain of fragments ran it
+ * out of stack.
+ */
+export const MAX_SELECTION_NESTING = 100;
+
+/** What the cost estimator has to walk through: selections with fragments expanded, and how deep they nest. */
+interface Extent {
+  selections: number;
+  nesting: number;
+}
+
+/**
+ * The extent of `root` with every fragment spread expanded, found without recursion: each selection set
+ * is measured once, after the sets below it (fragments included), so that long chains of fragments and
+ * fragments spread exponentially often cost no more than the document's size. A spread of an unknown
+ * fragment, or of one in a cycle, counts as empty (graphql's own rules refuse those documents).
+ */
+function extentOf(root: SelectionSetNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>): Extent {
+  const measured = new Map<SelectionSetNode, Extent>();
+  // Sets entered; until measured they lie on the current path, and reaching one again is a cycle.
+  const open = new Set<SelectionSetNode>();
+  const below = (selection: SelectionNode): SelectionSetNode | undefined =>
+    selection.kind === Kind.FRAGMENT_SPREAD ? fragments.get(selection.name.value)?.selectionSet : selection.selectionSet;
+  const pending = [root];
+  while (pending.length) {
+    const set = pending[pending.length - 1];
+    if (measured.has(set)) {
+      pending.pop();
+    } else if (!open.has(set)) {
+      open.add(set);
+      for (const selection of set.selections) {
+        const child = below(selection);
+        if (child && !open.has(child) && !measured.has(child)) pending.push(child);
+      }
+    } else {
+      pending.pop();
+      open.delete(set);
+      let selections = 0;
+      let nesting = 0;
+      for (const selection of set.selections) {
+        const child = below(selection);
+        const extent = child ? measured.get(child) : undefined;
+        selections += 1 + (extent?.selections ?? 0);
+        nesting = Math.max(nesting, 1 + (extent?.nesting ?? 0));
+      }
+      measured.set(set, { selections, nesting });
+    }
+  }
+  return measured.get(root)!;
+}
+
+/** A count for a message: exact while it is, a bound past that (fragments spread exponentially often). */
+const countOf = (n: number) => (n <= Number.MAX_SAFE_INTEGER ? String(n) : `more than ${Number.MAX_SAFE_INTEGER}`);
+
+/** A refusal of the whole request before anything runs: HTTP 400, BAD_REQUEST. */
+function refusal(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+}
+
+/** Whether graphql can coerce the request's variables for `operation` (when not, execution refuses them itself). */
+function variablesAreValid(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): boolean {
+  try {
+    return !getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}).errors;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses operations whose estimated cost is past MAX_QUERY_COST before anything runs. The estimate is
+ * never skipped: an operation too large to estimate (past MAX_QUERY_SELECTIONS or MAX_SELECTION_NESTING)
+ * is refused, and so is one the estimator fails on. Only what graphql refuses itself is left to it: an
+ * operation it cannot resolve (an unknown operationName) and variables it cannot coerce.
+ */
 export function costLimitPlugin(schema: GraphQLSchema): ApolloServerPlugin<GraphqlContext> {
   return {
     async requestDidStart() {
       return {
-        async didResolveOperation({ request, document }) {
+        async didResolveOperation({ request, document, operation }) {
+          if (!operation || !variablesAreValid(schema, operation, request.variables)) return;
+          const fragments = new Map<string, FragmentDefinitionNode>();
+          for (const definition of document.definitions) {
+            if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+          }
+          const { selections, nesting } = extentOf(operation.selectionSet, fragments);
+          if (selections > MAX_QUERY_SELECTIONS) {
+            throw refusal(
+              `query is too large to estimate its cost: ${countOf(selections)} selections with its fragments expanded, above the limit of ${MAX_QUERY_SELECTIONS}`,
+            );
+          }
+          if (nesting > MAX_SELECTION_NESTING) {
+            throw refusal(
+              `query is too large to estimate its cost: selections nest ${nesting} levels counting fragments, above the limit of ${MAX_SELECTION_NESTING}`,
+            );
+          }
           let cost: number;
           try {
             cost = getComplexity({
               schema,
               query: document,
               variables: request.variables,
-              operationName: request.operationName,
+              // The resolved operation only (graphql's rules leave one anonymous operation at most).
+              operationName: operation.name?.value,
               estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
             });
-          } catch {
-            // Invalid variables: execution refuses them with its own BAD_USER_INPUT error.
-            return;
+          } catch (error) {
+            // Not expected within the limits above; never a reason to run the operation unestimated.
+            logger.warn({ err: error }, 'GraphQL cost estimation failed: request refused');
+            throw refusal('query is too large to estimate its cost');
           }
           if (cost > MAX_QUERY_COST) {
-            throw new GraphQLError(`query is too expensive: estimated cost ${cost} is above the limit of ${MAX_QUERY_COST}; request smaller pages or fewer nested levels`, {
-              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-            });
+            throw refusal(`query is too expensive: estimated cost ${cost} is above the limit of ${MAX_QUERY_COST}; request smaller pages or fewer nested levels`);
           }
         },
       };
