@@ -98,3 +98,37 @@ describe('reads by id', () => {
     expect(statements).toBe(1);
   });
 });
+
+describe('writes', () => {
+  it('update a row in its transaction with one locking read that also checks tenancy and parents', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    const task = await createTask(server, project.id, {}, member.key);
+    await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 1 }, key: member.key });
+    const recorded = await server.recordQueries(async () => {
+      const answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 2 }, key: member.key });
+      expect(answer.status, answer.text).toBe(200);
+    });
+    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'update', 'commit']);
+    expect(recorded[1].text).toMatch(/for update of "e0"/);
+  });
+
+  it('refuses in the same way as before: 404 for a missing row, 403 for a row of another organization', async () => {
+    const outsider = await createUser(server);
+    const token = await server.request('POST', '/api/access-tokens', { body: { name: unique('outsider'), userId: outsider.id } });
+    const task = await createTask(server, (await createProject(server, organizationId, {}, member.key)).id, {}, member.key);
+    expect((await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 3 }, key: token.body.token })).status).toBe(403);
+    expect((await server.request('DELETE', `/api/tasks/${task.id}`, { key: token.body.token })).status).toBe(403);
+    expect((await server.request('PUT', '/api/tasks/00000000-0000-4000-8000-000000000000', { body: { priority: 3 }, key: member.key })).status).toBe(404);
+    expect((await server.request('GET', `/api/tasks/${task.id}`, { key: member.key })).body.priority).toBe(0);
+  });
+
+  it('create a project-scoped row checking its parent once', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    await createTask(server, project.id, {}, member.key);
+    const recorded = await server.recordQueries(async () => {
+      const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'counted' }, key: member.key });
+      expect(answer.status, answer.text).toBe(201);
+    });
+    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'select', 'insert', 'commit']);
+  });
+});

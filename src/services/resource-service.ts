@@ -192,7 +192,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   get(ctx: RequestContext, id: string): Promise<T> {
-    return this.findVisible(ctx, id, false);
+    return this.findVisible(ctx, id);
   }
 
   async sequence(ctx: RequestContext, id: string): Promise<number> {
@@ -214,7 +214,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await tx.em.flush();
       await this.resource.rules.afterCreate?.(tx, entity);
       await tx.em.flush();
-      await this.assertWritable(tx, entity.id, 'create');
+      if (!this.checkedParentImpliesWritable(values)) await this.assertWritable(tx, entity.id, 'create');
       await this.announce(tx);
       return entity;
     });
@@ -223,8 +223,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async update(ctx: RequestContext, id: string, body: unknown): Promise<T> {
     const { values, changeSequence } = parseInput(this.resource, body, 'update');
     return ctx.transaction(async (tx) => {
-      const entity = await this.findVisible(tx, id, true);
-      await this.assertWritable(tx, id, 'update');
+      const entity = await this.lockForWrite(tx, id, 'update');
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
@@ -237,7 +236,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       this.refreshSearchText(effective, entity as Row);
       tx.em.assign(entity, effective as never);
       await tx.em.flush();
-      await this.assertWritable(tx, entity.id, 'update');
+      // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
+      if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
       await this.announce(tx);
       return entity;
     });
@@ -245,8 +245,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   async delete(ctx: RequestContext, id: string): Promise<void> {
     await ctx.transaction(async (tx) => {
-      const entity = (await this.findVisible(tx, id, true)) as Row;
-      await this.assertWritable(tx, id, 'delete');
+      const entity = (await this.lockForWrite(tx, id, 'delete')) as Row;
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
@@ -296,21 +295,48 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return (entity) => allowed.get(entity);
   }
 
-  /** 400 for a malformed id, 404 when no live row has it (or its parent is deleted), 403 when the caller may not see it. */
-  private async findVisible(ctx: RequestContext, id: string, lock: boolean): Promise<T> {
+  /**
+   * The row, locked for the write, in one statement when the caller may see and write it (FOR UPDATE of
+   * the row alone: the joined parents are only read); otherwise the refusal: 400, 404 or 403.
+   */
+  private async lockForWrite(ctx: RequestContext, id: string, action: WriteAction): Promise<T> {
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
-    const own = and({ id: id.toLowerCase() }, liveRows(this.resource));
-    const live = and(own, this.liveParents(ctx));
-    const visible = await visibleRows(ctx, this.resource);
+    const writable = await writableRows(ctx, this.resource, action);
+    const where = and({ id: id.toLowerCase() }, this.live(ctx), await visibleRows(ctx, this.resource), writable);
+    const entity = await ctx.em
+      .createQueryBuilder(this.entity, 'e0')
+      .select('*')
+      .where(where)
+      .setLockMode(LockMode.PESSIMISTIC_WRITE, ['e0'])
+      .limit(1)
+      .getSingleResult();
+    if (entity) return entity;
+    await this.findVisible(ctx, id);
+    throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);
+  }
+
+  /** The property that says whose the row is: the first step of its scope path (none: the row itself). */
+  private get ownerField(): string | undefined {
+    const scope = this.resource.scope;
+    return scope.kind === 'organization' || scope.kind === 'user' ? scope.path.split('.')[0] : undefined;
+  }
+
+  /**
+   * A new row that members may write, whose owning parent was just checked live, visible and of the same
+   * organization (assertReferencesExist), is the caller's to write: checking again after the insert
+   * would only repeat that. Every other create is checked after its insert.
+   */
+  private checkedParentImpliesWritable(values: Record<string, unknown>): boolean {
+    const owner = this.ownerField;
+    const ownerIsReference = this.resource.fields.some((f) => f.name === owner && f.reference);
+    return this.resource.scope.kind === 'organization' && this.resource.access.create === 'member' && ownerIsReference && typeof values[owner!] === 'string';
+  }
+
+  /** 400 for a malformed id, 404 when no live row has it (or its parent is deleted), 403 when the caller may not see it. */
+  private async findVisible(ctx: RequestContext, id: string): Promise<T> {
+    if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
     const notFound = () => new NotFoundError(`no ${this.resource.name} with id ${id}`);
     const forbidden = () => new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
-    if (lock) {
-      // Row locks cannot cover the outer joins that parent and scope conditions need: those are checked apart.
-      const entity = await ctx.em.findOne(this.entity, own as FilterQuery<T>, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!entity || (live !== own && !(await this.exists(ctx, live)))) throw notFound();
-      if (visible && !(await this.exists(ctx, and(live, visible)))) throw forbidden();
-      return entity;
-    }
     const prepared = await this.prepared(ctx, 'one', id);
     if (prepared) {
       const [row] = prepared;
@@ -319,6 +345,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       delete row[VISIBLE_COLUMN];
       return row as T;
     }
+    const live = and({ id: id.toLowerCase() }, this.live(ctx));
+    const visible = await visibleRows(ctx, this.resource);
     const [entity] = await this.rows(ctx, and(live, visible));
     if (entity) return entity;
     if (visible && (await this.exists(ctx, live))) throw forbidden();
