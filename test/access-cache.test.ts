@@ -48,11 +48,11 @@ describe('credentials and memberships cached per process', () => {
     expect((await first.request('POST', '/api/team-members', { body: { teamId: owners.body.content[0].id, userId: user.id } })).status).toBe(201);
     const task = await createTask(first, (await createProject(first, org.id)).id);
     expect((await first.request('GET', `/api/tasks/${task.id}`, { key })).status).toBe(200);
-    const statements = await first.countQueries(async () => {
+    const recorded = await first.fewestQueries(async () => {
       const answer = await first.request('GET', `/api/tasks/${task.id}`, { key });
       expect(answer.status, answer.text).toBe(200);
     });
-    expect(statements).toBe(1);
+    expect(recorded).toHaveLength(1);
   });
 
   it('does not look the key up again while it is cached (a change outside the API waits for the time limit)', async () => {

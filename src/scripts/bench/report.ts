@@ -5,6 +5,8 @@ export interface Measured {
   p50: number;
   p99: number;
   statementsPerRequest: number;
+  /** Share of the measured time the server process spent collecting garbage (server side only). */
+  gcShare?: number;
 }
 
 export interface CaseResult {
@@ -25,7 +27,7 @@ export function percentile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 }
 
-const HEADINGS = ['case', 'req/s', 'base req/s', 'ratio', 'p50 ms', 'p99 ms', 'base p50', 'base p99', 'SQL/req', 'base SQL/req'];
+const HEADINGS = ['case', 'req/s', 'base req/s', 'ratio', 'p50 ms', 'p99 ms', 'base p50', 'base p99', 'SQL/req', 'base SQL/req', 'GC %'];
 
 function cells(result: CaseResult): string[] {
   const { server, baseline } = result;
@@ -40,6 +42,7 @@ function cells(result: CaseResult): string[] {
     baseline.p99.toFixed(1),
     server.statementsPerRequest.toFixed(1),
     baseline.statementsPerRequest.toFixed(1),
+    server.gcShare === undefined ? '-' : (100 * server.gcShare).toFixed(1),
   ];
 }
 
@@ -60,10 +63,10 @@ export function textTable(results: CaseResult[], rss: PeakRss): string {
 
 /** The same figures as a Markdown table, ready for the README. */
 export function markdownTable(results: CaseResult[], rss: PeakRss): string {
-  const headings = ['case', 'req/s', 'baseline req/s', 'ratio', 'p50 / p99 ms', 'baseline p50 / p99 ms', 'SQL/req', 'baseline SQL/req'];
+  const headings = ['case', 'req/s', 'baseline req/s', 'ratio', 'p50 / p99 ms', 'baseline p50 / p99 ms', 'SQL/req', 'baseline SQL/req', 'server GC %'];
   const rows = results.map((r) => {
     const c = cells(r);
-    return [`${r.id} \`${r.request}\``, c[1], c[2], c[3], `${c[4]} / ${c[5]}`, `${c[6]} / ${c[7]}`, c[8], c[9]];
+    return [`${r.id} \`${r.request}\``, c[1], c[2], c[3], `${c[4]} / ${c[5]}`, `${c[6]} / ${c[7]}`, c[8], c[9], c[10]];
   });
   return [
     `| ${headings.join(' | ')} |`,
