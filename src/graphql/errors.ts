@@ -17,9 +17,20 @@ const CLIENT_CODES = new Set<string>([
   ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE,
 ]);
 
+/** The error a resolver threw, through the wrappers of Apollo and of the compiled executor (graphql-jit). */
+function rootCause(error: unknown): unknown {
+  let current = unwrapResolverError(error);
+  while (!(current instanceof ApiError) && isWrapper(current)) current = current.originalError;
+  return current;
+}
+
+function isWrapper(error: unknown): error is { originalError: unknown } {
+  return typeof error === 'object' && error !== null && (error as { originalError?: unknown }).originalError != null;
+}
+
 /** Maps every GraphQL error to `extensions.code` and `extensions.status`, as REST statuses. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
-  const original = unwrapResolverError(error);
+  const original = rootCause(error);
   const code = formatted.extensions?.code;
   if (!(original instanceof ApiError) && typeof code === 'string' && CLIENT_CODES.has(code)) {
     return { ...formatted, extensions: { code: 'BAD_REQUEST', status: 400 } };

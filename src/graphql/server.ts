@@ -7,6 +7,7 @@ import { BODY_LIMIT } from '../rest/json-body';
 import { contextOf } from '../rest/resource-router';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
+import { jitGateway } from './jit-executor';
 import { costLimitPlugin, depthRule } from './limits';
 import { buildGraphqlSchema } from './schema';
 
@@ -14,7 +15,7 @@ import { buildGraphqlSchema } from './schema';
 export async function graphqlHandler(resources: readonly Resource[]): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
-    schema,
+    gateway: jitGateway(schema),
     formatError: formatGraphqlError,
     introspection: true,
     includeStacktraceInErrorResponses: false,
