@@ -364,3 +364,16 @@ describe('abusive queries', () => {
     expect(statements).toBeLessThanOrEqual(2);
   });
 });
+
+describe('compiled queries', () => {
+  it('treat list arguments whose variables were not sent as absent (defaults apply)', async () => {
+    const data = await gql(`query($f: String, $size: Int, $sort: String) { organizations(filter: $f, pageSize: $size, sort: $sort) { size number } }`, {});
+    expect(data.organizations).toEqual({ size: 10, number: 0 });
+  });
+
+  it('answer a second request of the same document from the compiled form, with its own variables', async () => {
+    const query = `query($size: Int) { organizations(pageSize: $size) { size } }`;
+    expect((await gql(query, { size: 3 })).organizations.size).toBe(3);
+    expect((await gql(query, { size: 7 })).organizations.size).toBe(7);
+  });
+});
