@@ -21,7 +21,7 @@ export function ormOptions(clientUrl: string): Options {
     allowGlobalContext: false,
     loggerFactory: (options) => new CountingLogger(options),
     debug: process.env.LOG_SQL === '1' ? ['query'] : false,
-    pool: { min: 0, max: 20 },
+    pool: { min: 0, max: 10 },
     migrations: {
       // Migrations are TypeScript in migrations/ and run compiled from dist/migrations.
       path: join(projectRoot, 'dist', 'migrations'),
