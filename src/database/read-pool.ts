@@ -8,6 +8,8 @@ export interface PreparedStatement {
 }
 
 const TIMESTAMPTZ = 1184;
+/** How many distinct list texts are prepared by name (per process, and so per connection at most). */
+const MAX_NAMED_TEXTS = 200;
 /** `2026-11-25 10:00:00.12+00`, as PostgreSQL writes a timestamptz(3) in a UTC session. */
 const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
 
@@ -28,6 +30,8 @@ types.setTypeParser(TIMESTAMPTZ, isoFromPostgres);
  */
 export class ReadPool {
   private readonly pool: pg.Pool;
+  /** Names given to the texts of `run`. */
+  private readonly names = new Map<string, string>();
 
   constructor(url: string, max: number) {
     this.pool = new pg.Pool({ connectionString: url, max, types, options: '-c TimeZone=UTC' });
@@ -41,10 +45,19 @@ export class ReadPool {
     return result.rows as R[];
   }
 
-  /** A statement with bound parameters, parsed and planned anew each time (its text varies with the request). */
+  /**
+   * A statement with bound parameters whose text the request decides (a list's filter and sort). The
+   * first MAX_NAMED_TEXTS texts become named prepared statements too; beyond them, since every name stays
+   * prepared on every connection that used it, texts are parsed and planned anew each time.
+   */
   async run<R>(text: string, values: unknown[]): Promise<R[]> {
     countStatement(text, values);
-    const result = await this.pool.query({ text, values });
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < MAX_NAMED_TEXTS) {
+      name = `list-${this.names.size}`;
+      this.names.set(text, name);
+    }
+    const result = await this.pool.query({ name, text, values });
     return result.rows as R[];
   }
 
