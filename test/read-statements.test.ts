@@ -109,7 +109,8 @@ describe('writes', () => {
       expect(answer.status, answer.text).toBe(200);
     });
     expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'update', 'commit']);
-    expect(recorded[1].text).toMatch(/for update of "e0"/);
+    expect(recorded[1].text).toMatch(/for update of r0$/);
+    expect(recorded[1].params).toContain(task.id);
   });
 
   it('refuses in the same way as before: 404 for a missing row, 403 for a row of another organization', async () => {

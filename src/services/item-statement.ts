@@ -1,7 +1,7 @@
 import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/core';
 import type { PreparedStatement } from '../database/read-pool';
 import { fieldsOf, type FieldMeta } from '../model/fields';
-import type { Resource } from '../model/resource';
+import type { Resource, Writer } from '../model/resource';
 
 /**
  * The SQL of the hot reads, written once per resource from the same declarations the ORM maps: one row
@@ -11,13 +11,17 @@ import type { Resource } from '../model/resource';
  */
 export interface ItemStatement extends PreparedStatement {
   /** What the statement reads after `$1`, in order. */
-  parameters: ('organizations' | 'user')[];
+  parameters: ItemParameter[];
 }
 
 /** Resolves the resource that serves an entity (its scope and delete mode), if one does. */
 export type ResourceOf = (entity: EntityClass<object>) => Resource | undefined;
 
-export type ItemShape = 'one' | 'many';
+/** What a statement binds after the id: the caller's organizations, those they own, their user id. */
+export type ItemParameter = 'organizations' | 'owned' | 'user';
+
+/** `one` and `many` read; `lock` takes the row for a write (see `itemStatement`). */
+export type ItemShape = 'one' | 'many' | 'lock';
 
 /** Columns computed in the statement rather than stored: whether the caller may see the row. */
 export const VISIBLE_COLUMN = '__visible';
@@ -26,8 +30,7 @@ const ISO_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 class Builder {
   private aliases = 0;
-  usesOrganizations = false;
-  usesUser = false;
+  readonly uses = new Set<ItemParameter>();
 
   constructor(
     private readonly metadata: MetadataStorage,
@@ -96,16 +99,40 @@ class Builder {
       case 'global':
         return undefined;
       case 'user':
-        this.usesUser = true;
+        this.uses.add('user');
         return `${alias}.${quote(this.column(resource.entity, scope.path)!)} = {user}::uuid`;
       case 'organization':
-        this.usesOrganizations = true;
+        this.uses.add('organizations');
         return `${organization} = any({organizations}::uuid[])`;
       case 'colleagues':
-        this.usesOrganizations = true;
-        this.usesUser = true;
+        this.uses.add('organizations');
+        this.uses.add('user');
         return `(${alias}."id" = {user}::uuid or exists (select 1 from "team_member" m join "team" t on t."id" = m."team_id"
           where m."user_id" = ${alias}."id" and t."organization_id" = any({organizations}::uuid[])))`;
+    }
+  }
+
+  /** Whether the caller may write the row (undefined: every row they see), as tenancy.ts decides it. */
+  writable(resource: Resource, alias: string, organization: string | undefined, writer: Writer): string | undefined {
+    if (this.admin) return undefined;
+    const scope = resource.scope;
+    const owner = scope.kind === 'organization' || scope.kind === 'user' ? scope.path.split('.') : ['id'];
+    switch (writer) {
+      case 'anyone':
+        return undefined;
+      case 'member':
+        return this.visible(resource, alias, organization);
+      case 'owner':
+        if (!organization) throw new Error(`${resource.name}: owners write only rows of an organization`);
+        this.uses.add('owned');
+        return `${organization} = any({owned}::uuid[])`;
+      case 'self':
+        if (owner.length !== 1) throw new Error(`${resource.name}: a self-written resource must name its user directly`);
+        this.uses.add('user');
+        return `${alias}.${quote(this.column(resource.entity, owner[0])!)} = {user}::uuid`;
+      case 'admin':
+        // Refused before any statement runs (tenancy.ts); kept impossible here too.
+        return 'false';
     }
   }
 
@@ -155,26 +182,36 @@ function quote(identifier: string): string {
 /**
  * `one`: the live row with id `$1` (embedded references included), and whether the caller may see it
  * (`__visible`), so that 403 and 404 are told apart in the same statement. `many`: the live rows the
- * caller may see among the ids `$1`, without embeds (what the per-request loaders need).
+ * caller may see among the ids `$1`, without embeds (what the per-request loaders need). `lock`: the
+ * live row with id `$1` as stored (its columns, for the ORM to map), if the caller may see it and
+ * `writer` lets them write it, locked FOR UPDATE (the row alone: its parents are only read).
  */
-export function itemStatement(resource: Resource, metadata: MetadataStorage, resourceOf: ResourceOf, admin: boolean, shape: ItemShape): ItemStatement {
+export function itemStatement(
+  resource: Resource,
+  metadata: MetadataStorage,
+  resourceOf: ResourceOf,
+  admin: boolean,
+  shape: ItemShape,
+  writer: Writer = 'member',
+): ItemStatement {
   const builder = new Builder(metadata, resourceOf, admin);
   const alias = builder.alias();
   const scope = builder.scope(resource, alias);
   const visible = builder.visible(resource, alias, scope.organization);
-  const select = builder.columns(resource.entity, alias);
-  const conditions = [shape === 'one' ? `${alias}."id" = $1::uuid` : `${alias}."id" = any($1::uuid[])`, builder.live(resource, alias), ...scope.conditions];
+  const select = shape === 'lock' ? [`${alias}.*`] : builder.columns(resource.entity, alias);
+  const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias), ...scope.conditions];
   if (shape === 'one') {
     for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));
     if (visible) select.push(`${visible} as ${quote(VISIBLE_COLUMN)}`);
-  } else if (visible) {
-    conditions.push(visible);
+  } else {
+    conditions.push(visible, shape === 'lock' ? builder.writable(resource, alias, scope.organization, writer) : undefined);
   }
-  const parameters: ItemStatement['parameters'] = [];
-  if (builder.usesOrganizations) parameters.push('organizations');
-  if (builder.usesUser) parameters.push('user');
+  const parameters = (['organizations', 'owned', 'user'] as const).filter((name) => builder.uses.has(name));
   const text = `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} ${scope.joins.join(' ')} where ${conditions
     .filter(Boolean)
-    .join(' and ')}`.replace(/\{(organizations|user)\}/g, (_, name: 'organizations' | 'user') => `$${parameters.indexOf(name) + 2}`);
-  return { name: `${shape}:${resource.path}:${admin ? 'admin' : 'caller'}`, text, parameters };
+    .join(' and ')}${shape === 'lock' ? ` for update of ${alias}` : ''}`.replace(
+    /\{(organizations|owned|user)\}/g,
+    (_, name: ItemParameter) => `$${parameters.indexOf(name) + 2}`,
+  );
+  return { name: `${shape}:${resource.path}:${admin ? 'admin' : 'caller'}${shape === 'lock' ? `:${writer}` : ''}`, text, parameters };
 }

@@ -1,6 +1,5 @@
 import {
   ForeignKeyConstraintViolationException,
-  LockMode,
   raw,
   sql,
   type RawQueryFragment,
@@ -11,6 +10,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import type { Knex } from '@mikro-orm/postgresql';
+import { runPreparedInTransaction } from '../database/prepared-in-transaction';
 import { isoFromPostgres } from '../database/read-pool';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
@@ -210,20 +210,32 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * The prepared hot read (one statement, see item-statement.ts), outside transactions: a transaction's
    * reads must see its own writes, so they go through its connection.
    */
-  private async prepared(ctx: RequestContext, shape: ItemShape, id: string | string[]): Promise<Row[] | undefined> {
+  private async prepared(ctx: RequestContext, shape: 'one' | 'many', id: string | string[]): Promise<Row[] | undefined> {
     const reads = ctx.services.reads;
     if (!reads || ctx.em.isInTransaction()) return undefined;
-    const key = `${shape}:${ctx.isAdmin}`;
+    const statement = this.itemStatement(ctx, shape);
+    return reads.query<Row>(statement, await this.itemValues(ctx, statement, id));
+  }
+
+  private itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {
+    const key = `${shape}:${action}:${ctx.isAdmin}`;
     let statement = this.statements.get(key);
     if (!statement) {
-      statement = itemStatement(this.resource, ctx.em.getMetadata(), (entity) => ctx.services.forEntity(entity)?.resource, ctx.isAdmin, shape);
+      const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
+      statement = itemStatement(this.resource, ctx.em.getMetadata(), resourceOf, ctx.isAdmin, shape, action && this.resource.access[action]);
       this.statements.set(key, statement);
     }
+    return statement;
+  }
+
+  /** The values an item statement binds: the id(s), then the caller's organizations, owned ones, user id. */
+  private async itemValues(ctx: RequestContext, statement: ItemStatement, id: string | string[]): Promise<unknown[]> {
     const values: unknown[] = [id];
     for (const parameter of statement.parameters) {
-      values.push(parameter === 'user' ? (ctx.user?.id ?? null) : [...(await memberships(ctx)).member]);
+      if (parameter === 'user') values.push(ctx.user?.id ?? null);
+      else values.push([...(await memberships(ctx))[parameter === 'owned' ? 'owner' : 'member']]);
     }
-    return reads.query<Row>(statement, values);
+    return values;
   }
 
   /**
@@ -344,16 +356,11 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   private async lockForWrite(ctx: RequestContext, id: string, action: WriteAction): Promise<T> {
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
-    const writable = await writableRows(ctx, this.resource, action);
-    const where = and({ id: id.toLowerCase() }, this.live(ctx), await visibleRows(ctx, this.resource), writable);
-    const entity = await ctx.em
-      .createQueryBuilder(this.entity, 'e0')
-      .select('*')
-      .where(where)
-      .setLockMode(LockMode.PESSIMISTIC_WRITE, ['e0'])
-      .limit(1)
-      .getSingleResult();
-    if (entity) return entity;
+    // Refuses at once a caller who may not write the resource at all.
+    await writableRows(ctx, this.resource, action);
+    const statement = this.itemStatement(ctx, 'lock', action);
+    const [row] = await runPreparedInTransaction<Row>(ctx.em, statement, await this.itemValues(ctx, statement, id));
+    if (row) return ctx.em.map(this.entity, row as never);
     await this.findVisible(ctx, id);
     throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);
   }
