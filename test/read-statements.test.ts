@@ -130,7 +130,10 @@ describe('writes', () => {
       const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'counted' }, key: member.key });
       expect(answer.status, answer.text).toBe(201);
     });
-    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'select', 'insert', 'commit']);
+    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'insert', 'commit']);
+    // The project is read once: live, visible, and with the organization the task will belong to.
+    expect(recorded[1].text).toContain('"__organization"');
+    expect(recorded[1].params).toContain(project.id);
   });
 });
 

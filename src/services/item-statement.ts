@@ -20,8 +20,11 @@ export type ResourceOf = (entity: EntityClass<object>) => Resource | undefined;
 /** What a statement binds after the id: the caller's organizations, those they own, their user id. */
 export type ItemParameter = 'organizations' | 'owned' | 'user';
 
-/** `one` and `many` read; `lock` takes the row for a write (see `itemStatement`). */
-export type ItemShape = 'one' | 'many' | 'lock';
+/** `one` and `many` read; `lock` takes the row for a write; `reference` checks a row named by another. */
+export type ItemShape = 'one' | 'many' | 'lock' | 'reference';
+
+/** The column of a `reference` statement holding the organization the row belongs to (null: none). */
+export const ORGANIZATION_COLUMN = '__organization';
 
 /** Columns computed in the statement rather than stored: whether the caller may see the row. */
 export const VISIBLE_COLUMN = '__visible';
@@ -185,6 +188,8 @@ function quote(identifier: string): string {
  * caller may see among the ids `$1`, without embeds (what the per-request loaders need). `lock`: the
  * live row with id `$1` as stored (its columns, for the ORM to map), if the caller may see it and
  * `writer` lets them write it, locked FOR UPDATE (the row alone: its parents are only read).
+ * `reference`: the id and organization of the live row `$1`, if the caller may see it (every live row
+ * in the administrators' variant).
  */
 export function itemStatement(
   resource: Resource,
@@ -198,7 +203,12 @@ export function itemStatement(
   const alias = builder.alias();
   const scope = builder.scope(resource, alias);
   const visible = builder.visible(resource, alias, scope.organization);
-  const select = shape === 'lock' ? [`${alias}.*`] : builder.columns(resource.entity, alias);
+  const select =
+    shape === 'lock'
+      ? [`${alias}.*`]
+      : shape === 'reference'
+        ? [`${alias}."id"`, `${scope.organization ?? 'null'} as ${quote(ORGANIZATION_COLUMN)}`]
+        : builder.columns(resource.entity, alias);
   const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias), ...scope.conditions];
   if (shape === 'one') {
     for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));

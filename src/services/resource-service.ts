@@ -28,7 +28,7 @@ import type { RequestContext } from './context';
 import { parseInput } from './input';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import { itemStatement, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
+import { itemStatement, ORGANIZATION_COLUMN, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
 import { and, liveRows, memberships, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
@@ -50,6 +50,9 @@ interface ListPlan {
 }
 
 type Row = BaseEntity & Record<string, unknown>;
+
+/** What a `reference` item statement reads: the row's id and the organization it belongs to. */
+type ReferencedRow = { id: string } & Record<typeof ORGANIZATION_COLUMN, string | null>;
 
 /** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
 interface WrittenSql {
@@ -217,7 +220,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return reads.query<Row>(statement, await this.itemValues(ctx, statement, id));
   }
 
-  private itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {
+  itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {
     const key = `${shape}:${action}:${ctx.isAdmin}`;
     let statement = this.statements.get(key);
     if (!statement) {
@@ -229,7 +232,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /** The values an item statement binds: the id(s), then the caller's organizations, owned ones, user id. */
-  private async itemValues(ctx: RequestContext, statement: ItemStatement, id: string | string[]): Promise<unknown[]> {
+  async itemValues(ctx: RequestContext, statement: ItemStatement, id: string | string[]): Promise<unknown[]> {
     const values: unknown[] = [id];
     for (const parameter of statement.parameters) {
       if (parameter === 'user') values.push(ctx.user?.id ?? null);
@@ -449,28 +452,39 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<void> {
     const references = this.resource.fields.filter((f) => f.reference && typeof values[f.name] === 'string');
     if (references.length === 0) return;
-    const organizationId = await this.organizationOf(ctx, { ...current, ...values });
+    const found = new Map<string, ReferencedRow | undefined>();
+    for (const field of references) found.set(field.name, await this.referencedRow(ctx, field, values[field.name] as string));
+    const organizationId = this.organizationThroughOwner(found) ?? (await this.organizationOf(ctx, { ...current, ...values }));
     for (const field of references) {
-      const id = values[field.name] as string;
-      const target = field.reference!.target();
-      if (!(await this.referenceExists(ctx, field, id, organizationId))) {
-        throw BadRequestError.forField(field.name, `no ${target.name} with id ${id}${organizationId ? ' in this organization' : ''}`);
+      const row = found.get(field.name);
+      const targetScope = ctx.services.forEntity(field.reference!.target())?.resource.scope;
+      const sameOrganization = targetScope?.kind !== 'organization' || !organizationId || row?.[ORGANIZATION_COLUMN] === organizationId;
+      if (!row || !sameOrganization) {
+        throw BadRequestError.forField(field.name, `no ${field.reference!.target().name} with id ${values[field.name]}${organizationId ? ' in this organization' : ''}`);
       }
     }
   }
 
-  private async referenceExists(ctx: RequestContext, field: FieldMeta, id: string, organizationId: string | undefined): Promise<boolean> {
+  /** The live row a reference names, if the caller may see it (any live one for `anyRecord` references). */
+  private async referencedRow(ctx: RequestContext, field: FieldMeta, id: string): Promise<ReferencedRow | undefined> {
     const target = field.reference!.target();
     const service = ctx.services.forEntity(target);
-    if (!service) return (await ctx.em.count(target, { id } as FilterQuery<object>)) > 0;
-    const scope = service.resource.scope;
-    const live = and({ id }, service.live(ctx));
-    if (scope.kind === 'organization') {
-      const sameOrganization = organizationId ? nest(scope.path.split('.'), organizationId) : undefined;
-      return service.exists(ctx, and(live, await visibleRows(ctx, service.resource), sameOrganization));
-    }
-    if (field.reference!.anyRecord) return service.exists(ctx, live);
-    return service.exists(ctx, and(live, await visibleRows(ctx, service.resource)));
+    if (!service) return (await ctx.em.count(target, { id } as FilterQuery<object>)) > 0 ? { id, [ORGANIZATION_COLUMN]: null } : undefined;
+    const reader = field.reference!.anyRecord ? ctx.asSystem() : ctx;
+    const statement = service.itemStatement(reader, 'reference');
+    const [row] = await runPreparedInTransaction<ReferencedRow>(ctx.em, statement, await service.itemValues(reader, statement, id));
+    return row;
+  }
+
+  /**
+   * The organization of the row, known at no cost when its owner (the first step of its scope path) is
+   * one of the references just read: a task's organization is its project's.
+   */
+  private organizationThroughOwner(found: Map<string, ReferencedRow | undefined>): string | undefined {
+    const owner = this.ownerField;
+    const row = owner && this.resource.scope.kind === 'organization' ? found.get(owner) : undefined;
+    const organization = row?.[ORGANIZATION_COLUMN];
+    return typeof organization === 'string' ? organization : undefined;
   }
 
   /** The organization a row (given as its values) belongs to, following the scope path through references. */
