@@ -292,12 +292,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.assertReferencesExist(tx, effective, entity as Row);
       Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
       this.refreshSearchText(effective, entity as Row);
-      tx.em.assign(entity, effective as never);
-      await tx.em.flush();
+      // One UPDATE of exactly the changed columns; the unit of work has nothing left to compare.
+      await tx.em.nativeUpdate(this.entity, { id: entity.id } as FilterQuery<T>, effective as never);
       // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
       if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
       await this.announce(tx);
-      return entity;
+      return { ...entity, ...effective } as T;
     });
   }
 
