@@ -46,14 +46,16 @@ export class ReadPool {
   }
 
   /**
-   * A statement with bound parameters whose text the request decides (a list's filter and sort). The
-   * first MAX_NAMED_TEXTS texts become named prepared statements too; beyond them, since every name stays
-   * prepared on every connection that used it, texts are parsed and planned anew each time.
+   * A statement with bound parameters whose text the request decides (a list's filter and sort), planned
+   * for its values each time. With `prepare`, the first MAX_NAMED_TEXTS texts become named prepared
+   * statements, planned once per connection (beyond them, since every name stays prepared on every
+   * connection that used it, texts are planned anew each time): for statements whose best plan does not
+   * depend on the values, such as the nested pages, whose planning costs more than their execution.
    */
-  async run<R>(text: string, values: unknown[]): Promise<R[]> {
+  async run<R>(text: string, values: unknown[], prepare = false): Promise<R[]> {
     countStatement(text, values);
-    let name = this.names.get(text);
-    if (name === undefined && this.names.size < MAX_NAMED_TEXTS) {
+    let name = prepare ? this.names.get(text) : undefined;
+    if (prepare && name === undefined && this.names.size < MAX_NAMED_TEXTS) {
       name = `list-${this.names.size}`;
       this.names.set(text, name);
     }
