@@ -162,3 +162,17 @@ describe('list statements', () => {
     expect(after.body.content.map((p: { id: string }) => p.id)).toEqual([project.id]);
   });
 });
+
+describe('list statement counts', () => {
+  it('a full page of rows without embeds is two statements: the page and its total', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    for (let i = 0; i < 3; i++) await createTask(server, project.id, { title: `counted ${i}` }, member.key);
+    const path = `/api/tasks?pageSize=2&filter=${encodeURIComponent(`projectId==${project.id}`)}`;
+    const recorded = await server.fewestQueries(async () => {
+      const answer = await server.request('GET', path, { key: member.key });
+      expect(answer.body).toMatchObject({ totalElements: 3, numberOfElements: 2 });
+    });
+    expect(recorded).toHaveLength(2);
+    expect(recorded[1].text).toMatch(/count\(\*\)/);
+  });
+});

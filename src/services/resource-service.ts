@@ -1,17 +1,13 @@
 import {
   ForeignKeyConstraintViolationException,
-  raw,
   sql,
-  type RawQueryFragment,
   type EntityClass,
   type FilterQuery,
   type FindOptions,
 } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import type { Knex } from '@mikro-orm/postgresql';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
-import { isoFromPostgres } from '../database/read-pool';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
@@ -23,9 +19,9 @@ import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
 import { announceAccessChange } from './access-cache';
-import { BoundedMap } from './bounded-map';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
+import { ListStatements, sqlOf } from './list-statements';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import { itemStatement, ORGANIZATION_COLUMN, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
@@ -54,29 +50,6 @@ type Row = BaseEntity & Record<string, unknown>;
 /** What a `reference` item statement reads: the row's id and the organization it belongs to. */
 type ReferencedRow = { id: string } & Record<typeof ORGANIZATION_COLUMN, string | null>;
 
-/** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
-interface WrittenSql {
-  text: string;
-  ormText: string;
-  bindings: unknown[];
-}
-
-interface WrittenList {
-  statements: WrittenSql[];
-  paging: PageRequest;
-  sort: SortTerm[];
-}
-
-/** List shapes kept per resource; the oldest are forgotten first. */
-const MAX_WRITTEN_LISTS = 500;
-
-function sqlOf(query: Knex.QueryBuilder | Knex.Raw): WrittenSql {
-  const written = query.toSQL();
-  return { text: written.toNative().sql, ormText: written.sql, bindings: [...written.bindings] as unknown[] };
-}
-
-const MAX_REMEMBERED_SELECTIONS = 100;
-
 /**
  * The one implementation of list, get, create, update, delete and sequence for every registered
  * resource. REST handlers and GraphQL resolvers call these methods and nothing below them.
@@ -84,12 +57,12 @@ const MAX_REMEMBERED_SELECTIONS = 100;
 export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** The prepared hot reads of this resource, written once per shape and kind of caller. */
   private readonly statements = new Map<string, ItemStatement>();
-  /** The statements of list requests by shape (see `written`). */
-  private readonly writtenLists = new BoundedMap<string, WrittenList>(MAX_WRITTEN_LISTS);
-  /** Select lists by alias and columns (GraphQL selections vary: only so many are kept). */
-  private readonly selections = new Map<string, RawQueryFragment[]>();
+  /** The statements of list requests, written once per shape. */
+  private readonly lists: ListStatements;
 
-  constructor(readonly resource: Resource<T>) {}
+  constructor(readonly resource: Resource<T>) {
+    this.lists = new ListStatements(resource);
+  }
 
   private get entity(): EntityClass<T> {
     return this.resource.entity;
@@ -100,66 +73,25 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * row before the limit), and not at all when the page itself shows where the rows end.
    */
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
-    const written = await this.written(ctx, 'list', params, async (plan) => {
+    const written = await this.lists.remember(ctx, 'list', params, async () => {
+      const plan = await this.plan(ctx, params);
       const { page, pageSize } = plan.paging;
       const rows = ctx.em
         .createQueryBuilder(this.entity, 'e0')
-        .select(this.selection(ctx, 'e0', params.columns) as never)
+        .select(this.lists.selection(ctx, 'e0', params.columns) as never)
         .where(plan.where)
         .orderBy(plan.orderBy as never)
         .limit(pageSize, page * pageSize);
       const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where);
-      return [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())];
+      return { statements: [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())], paging: plan.paging, sort: plan.sort };
     });
     const [pageStatement, countStatement] = written.statements;
     const { page, pageSize } = written.paging;
-    const rows = (await this.select(ctx, pageStatement)) as T[];
+    const rows = (await this.lists.run(ctx, pageStatement)) as T[];
     const endsHere = rows.length > 0 && rows.length < pageSize;
     const totalElements =
-      endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : Number((await this.select(ctx, countStatement))[0].count);
+      endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : Number((await this.lists.run(ctx, countStatement))[0].count);
     return { items: rows, totalElements, page, pageSize, sort: written.sort };
-  }
-
-  /**
-   * The statements of a list request, written once for its shape (resource, arguments and caller) and
-   * reused while the caller's access stays what it was: the filter, sort and visibility are then neither
-   * parsed nor compiled again, only executed with their bound values.
-   */
-  private async written(ctx: RequestContext, kind: string, params: ListParams, write: (plan: ListPlan) => Promise<WrittenSql[]>): Promise<WrittenList> {
-    const caller = ctx.isAdmin ? 'admin' : `user:${ctx.user?.id}`;
-    const key = `${kind}\u0000${caller}\u0000${ctx.services.accessCache.version}\u0000${JSON.stringify(params)}`;
-    const known = this.writtenLists.get(key);
-    if (known) return known;
-    const plan = await this.plan(ctx, params);
-    const written = { statements: await write(plan), paging: plan.paging, sort: plan.sort };
-    this.writtenLists.set(key, written);
-    return written;
-  }
-
-  /**
-   * Runs a written statement with its values bound as parameters, on the read pool; in a transaction (or
-   * without the pool) through the ORM's connection, times turned into answer text.
-   */
-  private async select(ctx: RequestContext, statement: WrittenSql, values = statement.bindings, prepare = false): Promise<Row[]> {
-    const reads = ctx.services.reads;
-    if (reads && !ctx.em.isInTransaction()) return reads.run<Row>(statement.text, values, prepare);
-    const rows = await ctx.em.getConnection().execute<Row[]>(statement.ormText, values, 'all', ctx.em.getTransactionContext());
-    const times = this.resource.fields.filter((f) => f.kind === 'dateTime').map((f) => f.name);
-    for (const row of rows) for (const name of times) if (typeof row[name] === 'string') row[name] = isoFromPostgres(row[name] as string);
-    return rows;
-  }
-
-  /** The stored columns asked for (all of them by default) under their property names. */
-  private selection(ctx: RequestContext, alias: string, columns: string[] | undefined): RawQueryFragment[] {
-    const key = columns ? `${alias}:${columns.join(',')}` : alias;
-    let selection = this.selections.get(key);
-    if (!selection) {
-      const properties = ctx.em.getMetadata().get(this.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
-      const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
-      selection = names.map((name) => raw(`"${alias}"."${properties[name].fieldNames[0]}" as "${name}"`));
-      if (this.selections.size < MAX_REMEMBERED_SELECTIONS) this.selections.set(key, selection);
-    }
-    return selection;
   }
 
   /**
@@ -168,13 +100,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * rows than its page holds.
    */
   async listByParents(ctx: RequestContext, foreignKey: string, parentIds: readonly string[], params: ListParams): Promise<Map<string, PageResult<T>>> {
-    const written = await this.written(ctx, `children:${foreignKey}`, params, async (plan) => {
+    const written = await this.lists.remember(ctx, `children:${foreignKey}`, params, async () => {
+      const plan = await this.plan(ctx, params);
       const { page, pageSize } = plan.paging;
       const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
       const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
       const paged = ctx.em
         .createQueryBuilder(this.entity, 'e0')
-        .select(this.selection(ctx, 'e0', params.columns) as never)
+        .select(this.lists.selection(ctx, 'e0', params.columns) as never)
         .where(perParent)
         .orderBy(plan.orderBy as never)
         .limit(pageSize, page * pageSize);
@@ -186,13 +119,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
            left join lateral ? as paged on true`,
         ['{}', counted.getKnexQuery(), paged.getKnexQuery()],
       );
-      return [sqlOf(statement)];
+      return { statements: [sqlOf(statement)], paging: plan.paging, sort: plan.sort };
     });
     const [statement] = written.statements;
     const { page, pageSize } = written.paging;
     // Prepared: a page's limit and offset decide its plan, but each parent's page is read on its
     // (parent, created_on, id) index whatever they are, and planning the lateral joins costs more than running them.
-    const rows = await this.select(ctx, statement, [`{${parentIds.filter(isUuid).join(',')}}`, ...statement.bindings.slice(1)], true);
+    const rows = await this.lists.run(ctx, statement, [`{${parentIds.filter(isUuid).join(',')}}`, ...statement.bindings.slice(1)], true);
     const pages = new Map<string, PageResult<T>>(parentIds.map((id) => [id, { items: [], totalElements: 0, page, pageSize, sort: written.sort }]));
     // Rows are kept as they come (their __parent and __total columns are never read as fields).
     for (const row of rows) {

@@ -1,0 +1,84 @@
+import { raw, type RawQueryFragment } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/postgresql';
+import { isoFromPostgres } from '../database/read-pool';
+import type { PageRequest } from '../query/paging';
+import type { SortTerm } from '../query/sort';
+import { BoundedMap } from './bounded-map';
+import type { RequestContext } from './context';
+import type { ResourceWithRules as Resource } from './resource-rules';
+
+/** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
+export interface WrittenSql {
+  text: string;
+  ormText: string;
+  bindings: unknown[];
+}
+
+/** The statements of one shape of list request, and what they were written for. */
+export interface WrittenList {
+  statements: WrittenSql[];
+  paging: PageRequest;
+  sort: SortTerm[];
+}
+
+type Row = Record<string, unknown>;
+
+/** List shapes kept per resource; the oldest are forgotten first. */
+const MAX_WRITTEN_LISTS = 500;
+/** Select lists kept per resource (GraphQL selections vary). */
+const MAX_SELECTIONS = 100;
+
+export function sqlOf(query: Knex.QueryBuilder | Knex.Raw): WrittenSql {
+  const written = query.toSQL();
+  return { text: written.toNative().sql, ormText: written.sql, bindings: [...written.bindings] as unknown[] };
+}
+
+/** How a resource's list statements are written once, kept, and run. */
+export class ListStatements {
+  private readonly written = new BoundedMap<string, WrittenList>(MAX_WRITTEN_LISTS);
+  private readonly selections = new BoundedMap<string, RawQueryFragment[]>(MAX_SELECTIONS);
+
+  constructor(private readonly resource: Resource) {}
+
+  /**
+   * The statements of a list request, written once for its shape (kind, arguments and caller) and
+   * reused while the caller's access stays what it was: the filter, sort and visibility are then neither
+   * parsed nor compiled again, only executed with their bound values.
+   */
+  async remember(ctx: RequestContext, kind: string, params: object, write: () => Promise<WrittenList>): Promise<WrittenList> {
+    const caller = ctx.isAdmin ? 'admin' : `user:${ctx.user?.id}`;
+    const key = `${kind}\u0000${caller}\u0000${ctx.services.accessCache.version}\u0000${JSON.stringify(params)}`;
+    let written = this.written.get(key);
+    if (!written) {
+      written = await write();
+      this.written.set(key, written);
+    }
+    return written;
+  }
+
+  /**
+   * Runs a written statement with its values bound as parameters, on the read pool; in a transaction (or
+   * without the pool) through the ORM's connection, times turned into answer text.
+   */
+  async run(ctx: RequestContext, statement: WrittenSql, values = statement.bindings, prepare = false): Promise<Row[]> {
+    const reads = ctx.services.reads;
+    if (reads && !ctx.em.isInTransaction()) return reads.run<Row>(statement.text, values, prepare);
+    const rows = await ctx.em.getConnection().execute<Row[]>(statement.ormText, values, 'all', ctx.em.getTransactionContext());
+    const times = this.resource.fields.filter((f) => f.kind === 'dateTime').map((f) => f.name);
+    for (const row of rows) for (const name of times) if (typeof row[name] === 'string') row[name] = isoFromPostgres(row[name] as string);
+    return rows;
+  }
+
+  /** The stored columns asked for (all of them by default) under their property names. */
+  selection(ctx: RequestContext, alias: string, columns: string[] | undefined): RawQueryFragment[] {
+    const key = columns ? `${alias}:${columns.join(',')}` : alias;
+    let selection = this.selections.get(key);
+    if (!selection) {
+      const properties = ctx.em.getMetadata().get(this.resource.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
+      const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
+      selection = names.map((name) => raw(`"${alias}"."${properties[name].fieldNames[0]}" as "${name}"`));
+      this.selections.set(key, selection);
+    }
+    return selection;
+  }
+}
