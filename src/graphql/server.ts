@@ -18,6 +18,9 @@ export async function graphqlHandler(resources: readonly Resource[]): Promise<{ 
     gateway: jitGateway(schema),
     formatError: formatGraphqlError,
     introspection: true,
+    // main.ts stops everything in order on SIGINT/SIGTERM (the embedded database last); Apollo's own
+    // handlers would stop it and then signal the process again, killing it before that ends.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     // Compact JSON: the default indents every answer, which makes large ones a third bigger and slower.
     stringifyResult: (result) => JSON.stringify(result),
