@@ -106,10 +106,38 @@ describe('references stay inside the organization', () => {
     const organization = await createOrganization(server, {}, alice.key);
     const project = await createProject(server, organization.id, {}, alice.key);
     const refused = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: stranger.id }, key: alice.key });
-    expect(refused.status, refused.text).toBe(400);
+    // The user exists, but not for Alice: 403 (a user that does not exist would be 400).
+    expect(refused.status, refused.text).toBe(403);
     expect(refused.body.details[0].field).toBe('ownerId');
     const self = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: alice.id }, key: alice.key });
     expect(self.status, self.text).toBe(200);
+  });
+});
+
+describe('access for references', () => {
+  it('refuses with 403 a reference to a record of another tenant, with 400 one to nothing, and writes nothing', async () => {
+    const alice = await caller();
+    const bob = await caller();
+    const aliceOrg = await createOrganization(server, {}, alice.key);
+    const bobOrg = await createOrganization(server, {}, bob.key);
+    const bobProject = await createProject(server, bobOrg.id, {}, bob.key);
+    const before = (await server.request('GET', `/api/projects?filter=organizationId==${bobOrg.id}`)).body.totalElements;
+
+    const project = await server.request('POST', '/api/projects', { body: { name: 'Intruder', organizationId: bobOrg.id }, key: alice.key });
+    expect(project.status, project.text).toBe(403);
+    expect(project.body.details[0].field).toBe('organizationId');
+    const task = await server.request('POST', '/api/tasks', { body: { projectId: bobProject.id }, key: alice.key });
+    expect(task.status, task.text).toBe(403);
+    expect(task.body.details[0].field).toBe('projectId');
+    const missing = await server.request('POST', '/api/tasks', { body: { projectId: '00000000-0000-4000-8000-000000000000' }, key: alice.key });
+    expect(missing.status, missing.text).toBe(400);
+    expect(missing.body.details[0].field).toBe('projectId');
+    const gql = await server.graphql(`mutation($o: ID!) { createProject(input: { name: "Intruder", organizationId: $o }) { id } }`, { o: bobOrg.id }, alice.key);
+    expect(gql.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
+
+    expect((await server.request('GET', `/api/projects?filter=organizationId==${bobOrg.id}`)).body.totalElements).toBe(before);
+    expect((await server.request('GET', `/api/tasks?filter=projectId==${bobProject.id}`)).body.totalElements).toBe(0);
+    expect((await server.request('POST', '/api/projects', { body: { name: 'Mine', organizationId: aliceOrg.id }, key: alice.key })).status).toBe(201);
   });
 });
 

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
 import type { BaseEntity } from '../entities/base';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError } from '../errors/api-error';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
 import type { WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
@@ -387,17 +387,29 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<void> {
     const references = this.resource.fields.filter((f) => f.reference && typeof values[f.name] === 'string');
     if (references.length === 0) return;
-    const found = new Map<string, ReferencedRow | undefined>();
-    for (const field of references) found.set(field.name, await this.referencedRow(ctx, field, values[field.name] as string));
+    const found = new Map<string, ReferencedRow>();
+    for (const field of references) {
+      const id = values[field.name] as string;
+      const row = await this.referencedRow(ctx, field, id);
+      if (!row) throw await this.refusedReference(ctx, field, id);
+      found.set(field.name, row);
+    }
     const organizationId = this.organizationThroughOwner(found) ?? (await this.organizationOf(ctx, { ...current, ...values }));
     for (const field of references) {
-      const row = found.get(field.name);
       const targetScope = ctx.services.forEntity(field.reference!.target())?.resource.scope;
-      const sameOrganization = targetScope?.kind !== 'organization' || !organizationId || row?.[ORGANIZATION_COLUMN] === organizationId;
-      if (!row || !sameOrganization) {
-        throw BadRequestError.forField(field.name, `no ${field.reference!.target().name} with id ${values[field.name]}${organizationId ? ' in this organization' : ''}`);
+      if (targetScope?.kind === 'organization' && organizationId && found.get(field.name)![ORGANIZATION_COLUMN] !== organizationId) {
+        throw BadRequestError.forField(field.name, `no ${field.reference!.target().name} with id ${values[field.name]} in this organization`);
       }
     }
+  }
+
+  /** Why a reference the caller cannot use is refused: 403 when the record exists, 400 when it does not (or is deleted). */
+  private async refusedReference(ctx: RequestContext, field: FieldMeta, id: string): Promise<ApiError> {
+    const target = field.reference!.target();
+    const exists = ctx.services.forEntity(target) && (await this.referencedRow(ctx.asSystem(), field, id));
+    return exists
+      ? new ForbiddenError(`${field.name}: you may not use ${target.name} ${id}`, [{ field: field.name, message: `you may not use ${target.name} ${id}` }])
+      : BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
   }
 
   /** The live row a reference names, if the caller may see it (any live one for `anyRecord` references). */
@@ -415,7 +427,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * The organization of the row, known at no cost when its owner (the first step of its scope path) is
    * one of the references just read: a task's organization is its project's.
    */
-  private organizationThroughOwner(found: Map<string, ReferencedRow | undefined>): string | undefined {
+  private organizationThroughOwner(found: Map<string, ReferencedRow>): string | undefined {
     const owner = this.ownerField;
     const row = owner && this.resource.scope.kind === 'organization' ? found.get(owner) : undefined;
     const organization = row?.[ORGANIZATION_COLUMN];
