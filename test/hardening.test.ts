@@ -141,6 +141,30 @@ describe('access for references', () => {
   });
 });
 
+describe('sorting through relations', () => {
+  it('orders a related row the caller may not see as if it were null, REST and GraphQL; administrators see the real order', async () => {
+    const alice = await caller();
+    const stranger = await server.request('POST', '/api/users', { body: { email: `aaa-${unique('first')}@example.com` } });
+    const colleague = await server.request('POST', '/api/users', { body: { email: `mmm-${unique('middle')}@example.com` } });
+    const organization = await createOrganization(server, {}, alice.key);
+    const team = await server.request('POST', '/api/teams', { body: { name: unique('Sorters'), organizationId: organization.id }, key: alice.key });
+    expect((await server.request('POST', '/api/team-members', { body: { teamId: team.body.id, userId: colleague.body.id }, key: alice.key })).status).toBe(201);
+    // The administrator makes the stranger (whose email sorts first) the owner of one project.
+    const hidden = await createProject(server, organization.id, { name: 'hidden owner', ownerId: stranger.body.id });
+    const shown = await createProject(server, organization.id, { name: 'colleague owner', ownerId: colleague.body.id }, alice.key);
+    const path = `/api/projects?filter=${encodeURIComponent(`organizationId==${organization.id}`)}&sort=owner.email:asc`;
+    const names = (answer: { body: { content: { name: string }[] } }) => answer.body.content.map((p) => p.name);
+    expect(names(await server.request('GET', path))).toEqual([hidden.name, shown.name]);
+    expect(names(await server.request('GET', path, { key: alice.key }))).toEqual([shown.name, hidden.name]);
+    const gql = await server.graphqlData(
+      `query($f: String) { projects(filter: $f, sort: "owner.email:asc") { content { name } } }`,
+      { f: `organizationId==${organization.id}` },
+      alice.key,
+    );
+    expect(gql.projects.content.map((p: { name: string }) => p.name)).toEqual([shown.name, hidden.name]);
+  });
+});
+
 describe('archived organizations', () => {
   it('grant their members nothing any more', async () => {
     const alice = await caller();

@@ -225,3 +225,46 @@ export function itemStatement(
   );
   return { name: `${shape}:${resource.path}:${admin ? 'admin' : 'caller'}${shape === 'lock' ? `:${writer}` : ''}`, text, parameters };
 }
+
+/** A sort key reached through references: the relations it follows and the column it ends on. */
+export interface RelatedSortPath {
+  /** Each reference followed, from the root entity: its property and the entity it names. */
+  hops: { property: string; target: EntityClass<object> }[];
+  /** The property the path ends on, on the last target. */
+  property: string;
+}
+
+/**
+ * What a sort through references orders by for a caller who is not an administrator: the related
+ * row's value, or null where that row (or one on the way to it) is deleted or not theirs to see, so
+ * that the order reveals nothing of rows they may not read. `{organizations}` and `{user}` stand for
+ * the caller's values (see `parameters`); `root` is the alias of the row being sorted.
+ */
+export function relatedSortValue(path: RelatedSortPath, root: { entity: EntityClass<object>; alias: string }, metadata: MetadataStorage, resourceOf: ResourceOf): { text: string; parameters: ItemParameter[] } {
+  const builder = new Builder(metadata, resourceOf, false);
+  const joins: string[] = [];
+  const conditions: string[] = [];
+  let owner = root.entity;
+  let ownerAlias = root.alias;
+  let first = '';
+  for (const [index, hop] of path.hops.entries()) {
+    const alias = builder.alias();
+    const link = `${alias}."id" = ${ownerAlias}.${quote(builder.column(owner, hop.property)!)}`;
+    if (index === 0) {
+      first = `${builder.table(hop.target)} ${alias}`;
+      conditions.push(link);
+    } else {
+      joins.push(`join ${builder.table(hop.target)} ${alias} on ${link}`);
+    }
+    const resource = resourceOf(hop.target);
+    if (resource) {
+      const scope = builder.scope(resource, alias);
+      joins.push(...scope.joins);
+      conditions.push(...[builder.live(resource, alias), ...scope.conditions, builder.visible(resource, alias, scope.organization)].filter((c): c is string => !!c));
+    }
+    owner = hop.target;
+    ownerAlias = alias;
+  }
+  const text = `(select ${ownerAlias}.${quote(builder.column(owner, path.property)!)} from ${first} ${joins.join(' ')} where ${conditions.join(' and ')})`;
+  return { text, parameters: [...builder.uses] };
+}

@@ -1,5 +1,6 @@
 import {
   ForeignKeyConstraintViolationException,
+  raw,
   sql,
   type EntityClass,
   type FilterQuery,
@@ -13,7 +14,7 @@ import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleCha
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
 import type { WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
-import { nest } from '../query/field-path';
+import { nest, resolveFieldPath } from '../query/field-path';
 import { parseFilter, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
@@ -24,7 +25,7 @@ import { parseInput } from './input';
 import { ListStatements, sqlOf } from './list-statements';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import { itemStatement, ORGANIZATION_COLUMN, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
+import { itemStatement, ORGANIZATION_COLUMN, relatedSortValue, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
 import { and, liveRows, memberships, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
@@ -275,7 +276,38 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       filter?.condition(await this.visibleRelatedRows(ctx, filter.relations)) as Record<string, unknown> | undefined,
       searchCondition(this.resource.fields, params.query ?? undefined),
     );
-    return { where, paging, sort, orderBy: toOrderBy(this.entity, sort) as FindOptions<object>['orderBy'] };
+    return { where, paging, sort, orderBy: (await this.visibleOrder(ctx, sort)) as FindOptions<object>['orderBy'] };
+  }
+
+  /**
+   * The order clauses of the sort terms (then the default order and the id). A term through references
+   * orders a caller who is not an administrator by the related value only where they may see the
+   * related row, null elsewhere, as filters do: the order reveals nothing of rows they may not read.
+   */
+  private async visibleOrder(ctx: RequestContext, sort: SortTerm[]): Promise<unknown[]> {
+    const clauses: unknown[] = toOrderBy(this.entity, sort);
+    if (ctx.isAdmin) return clauses;
+    const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
+    const mine = await memberships(ctx);
+    // Bound as array literals: they hold UUIDs only.
+    const callerValues: Record<string, unknown> = {
+      organizations: `{${[...mine.member].join(',')}}`,
+      owned: `{${[...mine.owner].join(',')}}`,
+      user: ctx.user?.id ?? null,
+    };
+    for (const [index, term] of sort.entries()) {
+      const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
+      if (relations.length === 0) continue;
+      const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
+      const related = relatedSortValue({ hops, property: properties[properties.length - 1] }, { entity: this.entity, alias: 'e0' }, ctx.em.getMetadata(), resourceOf);
+      const bindings: unknown[] = [];
+      const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
+        bindings.push(callerValues[name]);
+        return '?';
+      });
+      clauses[index] = { [raw(text, bindings)]: term.direction };
+    }
+    return clauses;
   }
 
   /** What a filter may look at through each relation it follows: only rows the caller may see. */
