@@ -154,6 +154,31 @@ describe('schemas', () => {
     expect(createRef.$ref ?? createRef.allOf?.[0]?.$ref).toBe('#/components/schemas/TaskStatusType');
   });
 
+  it('has the sixteen named enumerations of the specification as components, with exactly their values', () => {
+    const expected: Record<string, string[]> = {
+      TaskStatusType: ['OPEN', 'IN_PROGRESS', 'DONE', 'BLOCKED', 'PENDING'],
+      ExecutionStatus: ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'],
+      ExecutionStatusMessageType: ['INFO', 'WARNING', 'ERROR'],
+      SortDirection: ['ASC', 'DESC'],
+      AuditAction: ['CREATE', 'UPDATE', 'DELETE'],
+      ChatMessageRole: ['USER', 'ASSISTANT', 'SYSTEM', 'TOOL'],
+      WebLlmModelSize: ['SMALL', 'MEDIUM', 'LARGE'],
+      TaskActivityType: ['CREATED', 'UPDATED', 'STATUS_CHANGED', 'ASSIGNED', 'LOCKED', 'UNLOCKED', 'COMMENT'],
+      DocumentActorType: ['USER', 'API_KEY', 'SYSTEM', 'AGENT'],
+      TaxonCardinality: ['ONCE_PER_DOCUMENT', 'MULTIPLE_PER_DOCUMENT', 'ONCE_PER_SEGMENT', 'MULTIPLE_PER_SEGMENT'],
+      TaxonValuePath: ['VALUE_OR_ALL_CONTENT', 'VALUE_ONLY', 'ALL_CONTENT', 'METADATA', 'DERIVED', 'EXPRESSION'],
+      TaxonMetadataValue: ['FILENAME', 'CREATED_DATE_TIME', 'OWNER_NAME', 'DOCUMENT_LABELS', 'TRANSITION'],
+      AnalyticsFieldType: ['STRING', 'NUMBER', 'DATE', 'BOOLEAN'],
+      TaskSignalOutcome: ['APPROVED', 'REJECTED', 'DEFERRED'],
+      SessionState: ['ACTIVE', 'COMPLETED', 'FAILED', 'CANCELLED'],
+      PipelineStepType: ['MODULE', 'CREATE_TASK', 'SCRIPT', 'BRIDGE_CALL', 'EXECUTION', 'LLM', 'AGENT', 'APPROVAL'],
+    };
+    const schemas = doc.components.schemas;
+    const enums = Object.keys(schemas).filter((name) => Array.isArray(schemas[name].enum));
+    expect(enums.sort()).toEqual(Object.keys(expected).sort());
+    for (const [name, values] of Object.entries(expected)) expect(schemas[name], name).toEqual({ type: 'string', enum: values });
+  });
+
   it('has a page schema per resource and the error schema', () => {
     const schemas = doc.components.schemas;
     for (const name of ENTITIES) {
