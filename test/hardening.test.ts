@@ -141,6 +141,23 @@ describe('access for references', () => {
   });
 });
 
+describe('write access is decided before anything is written', () => {
+  it("refuses a member's team in an organization they do not own with 403, sending no INSERT", async () => {
+    const owner = await caller();
+    const member = await caller();
+    const organization = await createOrganization(server, {}, owner.key);
+    const readers = await server.request('POST', '/api/teams', { body: { name: unique('Readers'), organizationId: organization.id }, key: owner.key });
+    expect((await server.request('POST', '/api/team-members', { body: { teamId: readers.body.id, userId: member.id }, key: owner.key })).status).toBe(201);
+    await server.request('GET', '/api/account/me', { key: member.key });
+    const statements = await server.fewestQueries(async () => {
+      const refused = await server.request('POST', '/api/teams', { body: { name: unique('Mine'), organizationId: organization.id }, key: member.key });
+      expect(refused.status, refused.text).toBe(403);
+    });
+    expect(statements.some((s) => /^insert/i.test(s.text))).toBe(false);
+    expect((await server.request('POST', '/api/teams', { body: { name: unique('Owned'), organizationId: organization.id }, key: owner.key })).status).toBe(201);
+  });
+});
+
 describe('sorting through relations', () => {
   it('orders a related row the caller may not see as if it were null, REST and GraphQL; administrators see the real order', async () => {
     const alice = await caller();

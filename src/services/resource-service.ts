@@ -199,7 +199,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       // Also loads the caller's memberships as they are before the insert.
       await writableRows(tx, this.resource, 'create');
       await this.resource.rules.beforeCreate?.(tx, values as Partial<T>);
-      await this.assertReferencesExist(tx, values);
+      const organizationId = await this.assertReferencesExist(tx, values);
+      const checkedBefore = await this.writableBeforeInsert(tx, organizationId);
       const now = new Date();
       this.completeServerFields(values);
       Object.assign(values, { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
@@ -208,7 +209,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await tx.em.flush();
       await this.resource.rules.afterCreate?.(tx, entity);
       await tx.em.flush();
-      if (!this.checkedParentImpliesWritable(values)) await this.assertWritable(tx, entity.id, 'create');
+      if (!checkedBefore) await this.assertWritable(tx, entity.id, 'create');
       await this.announce(tx);
       return entity;
     });
@@ -342,14 +343,20 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /**
-   * A new row that members may write, whose owning parent was just checked live, visible and of the same
-   * organization (assertReferencesExist), is the caller's to write: checking again after the insert
-   * would only repeat that. Every other create is checked after its insert.
+   * Whether a new row is the caller's to write, decided before anything is written when its
+   * organization is known from the references just checked: 403 when the caller is not a member (or
+   * not an owner, where owners alone create). False: it is decided after the insert, in the same
+   * transaction (a write that lands elsewhere is then undone).
    */
-  private checkedParentImpliesWritable(values: Record<string, unknown>): boolean {
-    const owner = this.ownerField;
-    const ownerIsReference = this.resource.fields.some((f) => f.name === owner && f.reference);
-    return this.resource.scope.kind === 'organization' && this.resource.access.create === 'member' && ownerIsReference && typeof values[owner!] === 'string';
+  private async writableBeforeInsert(ctx: RequestContext, organizationId: string | undefined): Promise<boolean> {
+    if (ctx.isAdmin) return true;
+    const writer = this.resource.access.create;
+    if (this.resource.scope.kind !== 'organization' || !organizationId || (writer !== 'member' && writer !== 'owner')) return false;
+    const mine = await memberships(ctx);
+    if (!(writer === 'owner' ? mine.owner : mine.member).has(organizationId)) {
+      throw new ForbiddenError(`you may not create ${this.resource.listName} in organization ${organizationId}`);
+    }
+    return true;
   }
 
   /** 400 for a malformed id, 404 when no live row has it (or its parent is deleted), 403 when the caller may not see it. */
@@ -413,12 +420,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /**
-   * Every reference must name a live record the caller can see; a tenant record must also belong to the
-   * same organization as the row that refers to it. Anything else is a 400 naming the field.
+   * Every reference must name a live record the caller can see (403 when it exists but is not theirs,
+   * 400 when it does not), and a tenant record must belong to the same organization as the row that
+   * refers to it (400). Answers the organization the row belongs to, when it has one.
    */
-  private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<void> {
+  private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<string | undefined> {
     const references = this.resource.fields.filter((f) => f.reference && typeof values[f.name] === 'string');
-    if (references.length === 0) return;
+    if (references.length === 0) return undefined;
     const found = new Map<string, ReferencedRow>();
     for (const field of references) {
       const id = values[field.name] as string;
@@ -433,6 +441,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         throw BadRequestError.forField(field.name, `no ${field.reference!.target().name} with id ${values[field.name]} in this organization`);
       }
     }
+    return organizationId;
   }
 
   /** Why a reference the caller cannot use is refused: 403 when the record exists, 400 when it does not (or is deleted). */
