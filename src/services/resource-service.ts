@@ -205,13 +205,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       this.completeServerFields(values);
       Object.assign(values, { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
       this.refreshSearchText(values);
-      const entity = tx.em.create(this.entity, values as never);
-      await tx.em.flush();
-      await this.resource.rules.afterCreate?.(tx, entity);
-      await tx.em.flush();
-      if (!checkedBefore) await this.assertWritable(tx, entity.id, 'create');
+      // One INSERT of the stored fields; values never stored (a new key's plain text) stay in the answer.
+      await tx.em.insert(this.entity, this.storedValues(tx, values) as never);
+      const created = values as T;
+      await this.resource.rules.afterCreate?.(tx, created);
+      if (!checkedBefore) await this.assertWritable(tx, created.id, 'create');
       await this.announce(tx);
-      return entity;
+      return created;
     });
   }
 
@@ -491,6 +491,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       step = next;
     }
     return typeof value === 'string' ? value : undefined;
+  }
+
+  /** The values the table has columns for (also properties the ORM maps beyond the declared fields). */
+  private storedValues(ctx: RequestContext, values: Record<string, unknown>): Record<string, unknown> {
+    const properties = ctx.em.getMetadata().get(this.entity.name).properties as Record<string, { persist?: boolean } | undefined>;
+    return Object.fromEntries(Object.entries(values).filter(([name]) => properties[name] && properties[name].persist !== false));
   }
 
   /** Server-owned fields (deleted, locked, searchText ...) start at their defaults. */
