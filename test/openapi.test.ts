@@ -20,7 +20,10 @@ afterAll(() => server.close());
 const committed = (name: string) => readFileSync(new URL(`../schema/${name}`, import.meta.url), 'utf8');
 
 /** The entities the registry serves today; a resource silently dropping out of the document must fail. */
-const ENTITIES = ['AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label'];
+const ENTITIES = [
+  'AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label',
+  'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
+];
 
 describe('GET /v3/api-docs', () => {
   it('requires credentials', async () => {

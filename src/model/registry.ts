@@ -1,4 +1,23 @@
-import { AccessToken, Label, Organization, PlatformUser, Project, ProjectStatus, Task, TaskStatus, Team, TeamMember } from '../entities';
+import {
+  AccessToken,
+  DataDefinition,
+  KnowledgeClause,
+  KnowledgeFeature,
+  KnowledgeItem,
+  KnowledgeSet,
+  KnowledgeSetSnapshot,
+  Label,
+  Organization,
+  PlatformUser,
+  Project,
+  ProjectResource,
+  ProjectStatus,
+  Task,
+  TaskStatus,
+  Team,
+  TeamMember,
+  Workspace,
+} from '../entities';
 import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
 
 /**
@@ -75,5 +94,53 @@ export const resources: Resource[] = [
     entity: Label,
     scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
+  }),
+  defineResource({
+    path: 'project-resources',
+    entity: ProjectResource,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'workspaces',
+    entity: Workspace,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'knowledge-sets',
+    entity: KnowledgeSet,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'knowledge-items',
+    entity: KnowledgeItem,
+    scope: { kind: 'organization', path: 'knowledgeSetId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'knowledge-clauses',
+    entity: KnowledgeClause,
+    scope: { kind: 'organization', path: 'knowledgeItemId.knowledgeSetId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'knowledge-features',
+    entity: KnowledgeFeature,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'knowledge-set-snapshots',
+    entity: KnowledgeSetSnapshot,
+    scope: { kind: 'organization', path: 'knowledgeSetId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'data-definitions',
+    entity: DataDefinition,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
   }),
 ];

@@ -1,5 +1,5 @@
 import type { EntityClass } from '@mikro-orm/core';
-import { AccessToken, Organization, PlatformUser, Project, TaskStatus, Team, TeamMember } from '../entities';
+import { AccessToken, DataDefinition, Organization, PlatformUser, Project, TaskStatus, Team, TeamMember } from '../entities';
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { organizationRules } from './organizations';
@@ -28,6 +28,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(TeamMember, teamMemberRules),
   rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
   rulesOf(TaskStatus, scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' })),
+  rulesOf(DataDefinition, scopedSlugRules({ entity: DataDefinition, source: 'name', scopeField: 'organizationId', fallback: 'data-definition' })),
 ]);
 
 /** The resource with its rules, as its service runs it. */

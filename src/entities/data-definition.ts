@@ -1,0 +1,50 @@
+import { Entity, Unique } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr, type JsonSchema } from '../model/fields';
+import { SoftDeletableEntity } from './base';
+import { TaxonCardinality, TaxonMetadataValue, TaxonValuePath } from './enums';
+import { Organization } from './organization';
+
+const enumRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+/** One node of a taxonomy; `children` holds nodes of the same shape. */
+const taxon: JsonSchema = {
+  type: 'object',
+  additionalProperties: true,
+  properties: {
+    name: { type: 'string' },
+    label: { type: 'string' },
+    taxonType: { type: 'string' },
+    cardinality: enumRef(TaxonCardinality.name),
+    valuePath: enumRef(TaxonValuePath.name),
+    metadataValue: enumRef(TaxonMetadataValue.name),
+    children: { type: 'array', description: 'Taxons of the same shape', items: { type: 'object', additionalProperties: true } },
+  },
+};
+
+/** A taxonomy of an organization: the tree of taxons documents are read into. */
+@ObjectType({ simpleResolvers: true })
+@Entity({ tableName: 'data_definition' })
+@Unique({ properties: ['organizationId', 'slug'] })
+export class DataDefinition extends SoftDeletableEntity {
+  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  name!: string;
+
+  @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
+  slug!: string;
+
+  @Attr.string({ searchable: true })
+  description!: string;
+
+  @Attr.string()
+  taxonomyType!: string;
+
+  @Attr.boolean({ default: true })
+  enabled!: boolean;
+
+  @Attr.json({ default: [], schema: { type: 'array', items: taxon } })
+  taxons!: Record<string, unknown>[];
+
+  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'dataDefinitions', onDelete: 'cascade' })
+  organizationId!: string;
+}
