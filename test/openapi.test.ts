@@ -23,6 +23,7 @@ const committed = (name: string) => readFileSync(new URL(`../schema/${name}`, im
 const ENTITIES = [
   'AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label',
   'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
+  'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
 ];
 
 describe('GET /v3/api-docs', () => {

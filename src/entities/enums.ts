@@ -18,4 +18,5 @@ export const TaxonMetadataValue = defineEnum('TaxonMetadataValue', ['FILENAME', 
 export const AnalyticsFieldType = defineEnum('AnalyticsFieldType', ['STRING', 'NUMBER', 'DATE', 'BOOLEAN']);
 export const TaskSignalOutcome = defineEnum('TaskSignalOutcome', ['APPROVED', 'REJECTED', 'DEFERRED']);
 export const SessionState = defineEnum('SessionState', ['ACTIVE', 'COMPLETED', 'FAILED', 'CANCELLED']);
+export type SessionState = (typeof SessionState.values)[number];
 export const PipelineStepType = defineEnum('PipelineStepType', ['MODULE', 'CREATE_TASK', 'SCRIPT', 'BRIDGE_CALL', 'EXECUTION', 'LLM', 'AGENT', 'APPROVAL']);

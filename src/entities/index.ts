@@ -1,5 +1,9 @@
 import { AccessToken } from './access-token';
+import { Agent } from './agent';
+import { AgentRuntime } from './agent-runtime';
+import { AgentSession } from './agent-session';
 import { DataDefinition } from './data-definition';
+import { DocumentStatus } from './document-status';
 import { KnowledgeClause } from './knowledge-clause';
 import { KnowledgeFeature } from './knowledge-feature';
 import { KnowledgeItem } from './knowledge-item';
@@ -11,15 +15,22 @@ import { PlatformUser } from './platform-user';
 import { Project } from './project';
 import { ProjectResource } from './project-resource';
 import { ProjectStatus } from './project-status';
+import { Prompt } from './prompt';
+import { Session } from './session';
 import { Task } from './task';
 import { TaskStatus } from './task-status';
+import { TaskTemplate } from './task-template';
 import { Team } from './team';
 import { TeamMember } from './team-member';
 import { Workspace } from './workspace';
 
 export {
   AccessToken,
+  Agent,
+  AgentRuntime,
+  AgentSession,
   DataDefinition,
+  DocumentStatus,
   KnowledgeClause,
   KnowledgeFeature,
   KnowledgeItem,
@@ -31,8 +42,11 @@ export {
   Project,
   ProjectResource,
   ProjectStatus,
+  Prompt,
+  Session,
   Task,
   TaskStatus,
+  TaskTemplate,
   Team,
   TeamMember,
   Workspace,
@@ -41,7 +55,11 @@ export {
 /** Every entity the ORM maps. */
 export const entities = [
   AccessToken,
+  Agent,
+  AgentRuntime,
+  AgentSession,
   DataDefinition,
+  DocumentStatus,
   KnowledgeClause,
   KnowledgeFeature,
   KnowledgeItem,
@@ -53,8 +71,11 @@ export const entities = [
   Project,
   ProjectResource,
   ProjectStatus,
+  Prompt,
+  Session,
   Task,
   TaskStatus,
+  TaskTemplate,
   Team,
   TeamMember,
   Workspace,

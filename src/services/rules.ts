@@ -1,5 +1,19 @@
 import type { EntityClass } from '@mikro-orm/core';
-import { AccessToken, DataDefinition, Organization, PlatformUser, Project, TaskStatus, Team, TeamMember } from '../entities';
+import {
+  AccessToken,
+  Agent,
+  AgentRuntime,
+  DataDefinition,
+  DocumentStatus,
+  Organization,
+  PlatformUser,
+  Project,
+  Prompt,
+  TaskStatus,
+  TaskTemplate,
+  Team,
+  TeamMember,
+} from '../entities';
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { organizationRules } from './organizations';
@@ -29,6 +43,11 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
   rulesOf(TaskStatus, scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' })),
   rulesOf(DataDefinition, scopedSlugRules({ entity: DataDefinition, source: 'name', scopeField: 'organizationId', fallback: 'data-definition' })),
+  rulesOf(AgentRuntime, scopedSlugRules({ entity: AgentRuntime, source: 'name', scopeField: 'organizationId', fallback: 'agent-runtime' })),
+  rulesOf(Agent, scopedSlugRules({ entity: Agent, source: 'name', scopeField: 'organizationId', fallback: 'agent' })),
+  rulesOf(Prompt, scopedSlugRules({ entity: Prompt, source: 'name', scopeField: 'organizationId', fallback: 'prompt' })),
+  rulesOf(TaskTemplate, scopedSlugRules({ entity: TaskTemplate, source: 'name', scopeField: 'projectId', fallback: 'task-template' })),
+  rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
 ]);
 
 /** The resource with its rules, as its service runs it. */

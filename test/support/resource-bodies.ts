@@ -115,7 +115,8 @@ async function referencedId(server: TestServer, field: FieldMeta, options: BodyO
   const resource = resourceOf(target);
   if (!resource) throw new Error(`${field.name} refers to ${target.name}, which is not a registered resource`);
   if (resource.path === 'users' && options.userId) return options.userId;
-  const created = await createRecord(server, resource, options, depth + 1);
+  // The overrides are the outer body's: a parent created on the way keeps its own generated values.
+  const created = await createRecord(server, resource, { ...options, overrides: undefined }, depth + 1);
   return created.id as string;
 }
 
@@ -159,8 +160,8 @@ export async function createRecord(server: TestServer, resource: Resource, optio
 
 /**
  * A body that changes one field of an existing row, and the field it changes: a writable text field
- * when there is one (with a fresh unique value), otherwise a number, a boolean, or a reference to a
- * new user.
+ * when there is one (with a fresh unique value), otherwise a number, a boolean, another enum value, a
+ * later time, or a reference to a new user.
  */
 export async function buildUpdateBody(
   server: TestServer,
@@ -174,6 +175,10 @@ export async function buildUpdateBody(
   if (number) return { field: number.name, body: { [number.name]: Number(row[number.name] ?? 0) + 7 } };
   const flag = writable.find((f) => f.kind === 'boolean');
   if (flag) return { field: flag.name, body: { [flag.name]: !row[flag.name] } };
+  const choice = writable.find((f) => f.kind === 'enum' && f.enum!.values.length > 1);
+  if (choice) return { field: choice.name, body: { [choice.name]: choice.enum!.values.find((v) => v !== row[choice.name]) } };
+  const time = writable.find((f) => f.kind === 'dateTime');
+  if (time) return { field: time.name, body: { [time.name]: new Date(Date.parse(String(row[time.name] ?? 0)) + 60_000).toISOString() } };
   const user = writable.find((f) => f.reference && resourceOf(f.reference.target())?.path === 'users');
   if (user) return { field: user.name, body: { [user.name]: (await createUser(server)).id } };
   throw new Error(`no field of ${resource.path} to change in an update`);
