@@ -24,6 +24,7 @@ const ENTITIES = [
   'AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label',
   'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
   'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
+  'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject',
 ];
 
 describe('GET /v3/api-docs', () => {

@@ -2,8 +2,12 @@ import { AccessToken } from './access-token';
 import { Agent } from './agent';
 import { AgentRuntime } from './agent-runtime';
 import { AgentSession } from './agent-session';
+import { ContentObject } from './content-object';
 import { DataDefinition } from './data-definition';
+import { DataStore } from './data-store';
+import { DocumentFamily } from './document-family';
 import { DocumentStatus } from './document-status';
+import { DocumentStore } from './document-store';
 import { KnowledgeClause } from './knowledge-clause';
 import { KnowledgeFeature } from './knowledge-feature';
 import { KnowledgeItem } from './knowledge-item';
@@ -29,8 +33,12 @@ export {
   Agent,
   AgentRuntime,
   AgentSession,
+  ContentObject,
   DataDefinition,
+  DataStore,
+  DocumentFamily,
   DocumentStatus,
+  DocumentStore,
   KnowledgeClause,
   KnowledgeFeature,
   KnowledgeItem,
@@ -58,8 +66,12 @@ export const entities = [
   Agent,
   AgentRuntime,
   AgentSession,
+  ContentObject,
   DataDefinition,
+  DataStore,
+  DocumentFamily,
   DocumentStatus,
+  DocumentStore,
   KnowledgeClause,
   KnowledgeFeature,
   KnowledgeItem,

@@ -10,6 +10,8 @@ export type WriteMode = 'create' | 'update';
 export interface ParsedInput {
   /** The fields the body wrote, converted to stored values (create: completed with defaults). */
   values: Record<string, unknown>;
+  /** The fields the body itself carried, converted (no defaults): what a rule needs to tell which form of a value was sent. */
+  sent: Record<string, unknown>;
   /** The optimistic-locking token of an update body, when it carried a non-null one. */
   changeSequence?: number;
 }
@@ -34,6 +36,7 @@ export function parseInput(resource: Resource, body: unknown, mode: WriteMode): 
   if (!isPlainObject(body)) throw new BadRequestError('request body must be a JSON object');
   const issues: FieldIssue[] = [];
   const values: Record<string, unknown> = {};
+  const sent: Record<string, unknown> = {};
   for (const field of resource.fields) {
     if (!isWritable(field, mode)) continue;
     const raw = rawValue(field, body, issues);
@@ -47,11 +50,11 @@ export function parseInput(resource: Resource, body: unknown, mode: WriteMode): 
     }
     const checked = checkValue(field, raw);
     if ('issue' in checked) issues.push({ field: field.name, message: checked.issue });
-    else values[field.name] = checked.value;
+    else values[field.name] = sent[field.name] = checked.value;
   }
   const changeSequence = mode === 'update' ? readChangeSequence(body, issues) : undefined;
   if (issues.length) throw BadRequestError.forFields(issues);
-  return { values, changeSequence };
+  return { values, sent, changeSequence };
 }
 
 /** A reference may arrive as `teamId` or as the object `team: {id}` (a GET body echoed back). */

@@ -14,11 +14,11 @@ const teamSlugs = scopedSlugRules<TeamRow>({ entity: Team, source: 'name', scope
 
 export const teamRules: ResourceRules<TeamRow> = {
   ...teamSlugs,
-  async beforeUpdate(ctx, team, changes) {
+  async beforeUpdate(ctx, team, changes, sent) {
     if (team.slug === OWNERS_TEAM_SLUG && changes.slug !== undefined && changes.slug !== OWNERS_TEAM_SLUG) {
       throw new ConflictError(`the ${OWNERS_TEAM_SLUG} team keeps its slug: it decides who owns the organization`);
     }
-    await teamSlugs.beforeUpdate?.(ctx, team, changes);
+    await teamSlugs.beforeUpdate?.(ctx, team, changes, sent);
   },
   async beforeDelete(_ctx, team) {
     if (team.slug === OWNERS_TEAM_SLUG) throw new ConflictError(`the ${OWNERS_TEAM_SLUG} team cannot be deleted`);

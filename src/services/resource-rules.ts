@@ -6,10 +6,16 @@ import type { RequestContext } from './context';
  * transaction, so anything it throws leaves nothing written.
  */
 export interface ResourceRules<T extends object> {
-  /** Complete derived values (slugs, owner ids) of a new row before it is inserted. */
-  beforeCreate?(ctx: RequestContext, values: Partial<T>): Promise<void>;
-  /** React to the changed values of an existing row before it is saved; may adjust `changes`. */
-  beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>): Promise<void>;
+  /**
+   * Complete derived values (slugs, owner ids) of a new row before it is inserted. `sent` holds only
+   * the fields the body carried (`values` is already completed with defaults).
+   */
+  beforeCreate?(ctx: RequestContext, values: Partial<T>, sent: Partial<T>): Promise<void>;
+  /**
+   * React to the changed values of an existing row before it is saved; may adjust `changes`. `sent`
+   * holds every field the body carried, also those equal to the stored value (absent from `changes`).
+   */
+  beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, sent: Partial<T>): Promise<void>;
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
   /** Refuse a delete that would break an invariant. */

@@ -194,7 +194,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   async create(ctx: RequestContext, body: unknown): Promise<T> {
-    const { values } = parseInput(this.resource, body, 'create');
+    const { values, sent } = parseInput(this.resource, body, 'create');
     // A create without rules whose checks all pass before the insert is that one INSERT, a transaction
     // in itself: its checks only read, and nothing else is written.
     if (this.insertsAlone && !ctx.em.isInTransaction()) {
@@ -205,7 +205,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return ctx.transaction(async (tx) => {
       // Also loads the caller's memberships as they are before the insert.
       await writableRows(tx, this.resource, 'create');
-      await this.resource.rules.beforeCreate?.(tx, values as Partial<T>);
+      await this.resource.rules.beforeCreate?.(tx, values as Partial<T>, sent as Partial<T>);
       const organizationId = await this.assertReferencesExist(tx, values);
       const checkedBefore = await this.writableBeforeInsert(tx, organizationId);
       const created = await this.insert(tx, values);
@@ -232,14 +232,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   async update(ctx: RequestContext, id: string, body: unknown): Promise<T> {
-    const { values, changeSequence } = parseInput(this.resource, body, 'update');
+    const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
     return ctx.transaction(async (tx) => {
       const entity = await this.lockForWrite(tx, id, 'update');
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
       const changes = changedValues(entity as Row, values);
-      await this.resource.rules.beforeUpdate?.(tx, entity, changes as Partial<T>);
+      await this.resource.rules.beforeUpdate?.(tx, entity, changes as Partial<T>, sent as Partial<T>);
       const effective = changedValues(entity as Row, changes);
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);

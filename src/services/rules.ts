@@ -4,7 +4,10 @@ import {
   Agent,
   AgentRuntime,
   DataDefinition,
+  DataStore,
+  DocumentFamily,
   DocumentStatus,
+  DocumentStore,
   Organization,
   PlatformUser,
   Project,
@@ -16,6 +19,7 @@ import {
 } from '../entities';
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
+import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { organizationRules } from './organizations';
 import { teamMemberRules, teamRules } from './owners';
 import type { ResourceRules, ResourceWithRules } from './resource-rules';
@@ -48,6 +52,9 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Prompt, scopedSlugRules({ entity: Prompt, source: 'name', scopeField: 'organizationId', fallback: 'prompt' })),
   rulesOf(TaskTemplate, scopedSlugRules({ entity: TaskTemplate, source: 'name', scopeField: 'projectId', fallback: 'task-template' })),
   rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
+  rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
+  rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),
+  rulesOf(DocumentFamily, documentFamilyRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */
