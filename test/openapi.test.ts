@@ -24,7 +24,7 @@ const ENTITIES = [
   'AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label',
   'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
   'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
-  'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject',
+  'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject', 'Assistant', 'DataForm', 'Execution', 'StepExecution',
 ];
 
 describe('GET /v3/api-docs', () => {
@@ -223,7 +223,10 @@ describe('paths', () => {
       const params = collection.get.parameters.map((p: any) => p.name).sort();
       expect(params, resource.path).toEqual(['filter', 'page', 'pageSize', 'query', 'sort']);
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
-      expect(pageSize.schema).toMatchObject({ minimum: 1, maximum: 100, default: 10 });
+      const oneBased = resource.paging === 'one-based';
+      expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });
+      const page = collection.get.parameters.find((p: any) => p.name === 'page');
+      expect(page.schema, resource.path).toMatchObject({ minimum: oneBased ? 1 : 0, default: oneBased ? 1 : 0 });
     }
   });
 });

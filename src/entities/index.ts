@@ -1,3 +1,7 @@
+import { Assistant } from './assistant';
+import { DataForm } from './data-form';
+import { Execution } from './execution';
+import { StepExecution } from './step-execution';
 import { AccessToken } from './access-token';
 import { Agent } from './agent';
 import { AgentRuntime } from './agent-runtime';
@@ -33,6 +37,10 @@ export {
   Agent,
   AgentRuntime,
   AgentSession,
+  Assistant,
+  DataForm,
+  Execution,
+  StepExecution,
   ContentObject,
   DataDefinition,
   DataStore,
@@ -66,6 +74,10 @@ export const entities = [
   Agent,
   AgentRuntime,
   AgentSession,
+  Assistant,
+  DataForm,
+  Execution,
+  StepExecution,
   ContentObject,
   DataDefinition,
   DataStore,

@@ -3,6 +3,8 @@ import {
   AccessToken,
   Agent,
   AgentRuntime,
+  Assistant,
+  DataForm,
   DataDefinition,
   DataStore,
   DocumentFamily,
@@ -21,6 +23,7 @@ import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { organizationRules } from './organizations';
+import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
 import type { ResourceRules, ResourceWithRules } from './resource-rules';
 import { scopedSlugRules } from './slugs';
@@ -55,6 +58,8 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
   rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),
   rulesOf(DocumentFamily, documentFamilyRules),
+  rulesOf(Assistant, assistantRules),
+  rulesOf(DataForm, dataFormRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */
