@@ -25,6 +25,7 @@ const ENTITIES = [
   'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
   'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
   'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject', 'Assistant', 'DataForm', 'Execution', 'StepExecution',
+  'PlatformEvent', 'Channel', 'Message', 'DataObject', 'LinkedDelta', 'AppliedKnowledgeSet', 'TaskDocumentFamily',
 ];
 
 describe('GET /v3/api-docs', () => {

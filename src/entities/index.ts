@@ -2,6 +2,13 @@ import { Assistant } from './assistant';
 import { DataForm } from './data-form';
 import { Execution } from './execution';
 import { StepExecution } from './step-execution';
+import { AppliedKnowledgeSet } from './applied-knowledge-set';
+import { Channel } from './channel';
+import { DataObject } from './data-object';
+import { LinkedDelta } from './linked-delta';
+import { Message } from './message';
+import { PlatformEvent } from './platform-event';
+import { TaskDocumentFamily } from './task-document-family';
 import { AccessToken } from './access-token';
 import { Agent } from './agent';
 import { AgentRuntime } from './agent-runtime';
@@ -41,6 +48,13 @@ export {
   DataForm,
   Execution,
   StepExecution,
+  AppliedKnowledgeSet,
+  Channel,
+  DataObject,
+  LinkedDelta,
+  Message,
+  PlatformEvent,
+  TaskDocumentFamily,
   ContentObject,
   DataDefinition,
   DataStore,
@@ -78,6 +92,13 @@ export const entities = [
   DataForm,
   Execution,
   StepExecution,
+  AppliedKnowledgeSet,
+  Channel,
+  DataObject,
+  LinkedDelta,
+  Message,
+  PlatformEvent,
+  TaskDocumentFamily,
   ContentObject,
   DataDefinition,
   DataStore,

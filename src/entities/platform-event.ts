@@ -1,0 +1,28 @@
+import { Entity } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { BaseEntity } from './base';
+import { Project } from './project';
+
+/**
+ * Something that happened in a project (spec "PlatformEvent"): what triggers listen to. Integrations may
+ * create their own; the server-side recording of domain events is not part of this collection.
+ */
+@ObjectType({ simpleResolvers: true })
+@Entity({ tableName: 'platform_event' })
+export class PlatformEvent extends BaseEntity {
+  @Attr.reference(() => Project, { embed: true, required: true, writable: 'create', inverse: 'events', onDelete: 'cascade' })
+  projectId!: string;
+
+  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true, description: 'For example task_created' })
+  eventType!: string;
+
+  @Attr.json({ nullable: true, description: 'Free-form JSON value (object, array or scalar)' })
+  eventDetail?: unknown;
+
+  @Attr.boolean()
+  notified!: boolean;
+
+  @Attr.dateTime({ default: () => new Date(), description: 'When it happened; the creation time when omitted' })
+  dateTime!: Date;
+}
