@@ -89,21 +89,25 @@ describe('GET /v3/api-docs', () => {
 });
 
 describe('schemas', () => {
-  it('has <Entity>, <Entity>CreateRequest and <Entity>UpdateRequest for every resource', () => {
+  it('has <Entity>, and <Entity>CreateRequest and <Entity>UpdateRequest where it has those operations, for every resource', () => {
     expect(resources.map((r) => r.name).sort()).toEqual([...ENTITIES].sort());
     const schemas = doc.components.schemas;
-    for (const name of ENTITIES) {
-      for (const schema of [name, `${name}CreateRequest`, `${name}UpdateRequest`]) {
+    for (const { name, operations } of resources) {
+      const requests = [...(operations.create ? [`${name}CreateRequest`] : []), ...(operations.update ? [`${name}UpdateRequest`] : [])];
+      for (const schema of [name, ...requests]) {
         expect(schemas[schema], schema).toBeDefined();
         expect(schemas[schema].type, schema).toBe('object');
       }
-      expect(schemas[`${name}CreateRequest`].properties, name).not.toHaveProperty('id');
+      if (!operations.create) expect(schemas, name).not.toHaveProperty(`${name}CreateRequest`);
+      if (!operations.update) expect(schemas, name).not.toHaveProperty(`${name}UpdateRequest`);
       for (const serverField of ['id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence']) {
-        expect(schemas[`${name}CreateRequest`].properties, `${name}CreateRequest.${serverField}`).not.toHaveProperty(serverField);
+        if (operations.create) expect(schemas[`${name}CreateRequest`].properties, `${name}CreateRequest.${serverField}`).not.toHaveProperty(serverField);
         expect(schemas[name].required, `${name}.required`).toContain(serverField);
       }
-      expect(schemas[`${name}UpdateRequest`].required ?? [], `${name}UpdateRequest.required`).toEqual([]);
-      expect(schemas[`${name}UpdateRequest`].properties.changeSequence, `${name}UpdateRequest.changeSequence`).toMatchObject({ type: 'integer', format: 'int32' });
+      if (operations.update) {
+        expect(schemas[`${name}UpdateRequest`].required ?? [], `${name}UpdateRequest.required`).toEqual([]);
+        expect(schemas[`${name}UpdateRequest`].properties.changeSequence, `${name}UpdateRequest.changeSequence`).toMatchObject({ type: 'integer', format: 'int32' });
+      }
     }
   });
 
@@ -210,17 +214,20 @@ describe('paths', () => {
     expect(put.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) })]);
   });
 
-  it('has list, create, get, update, delete and sequence for every resource', () => {
+  it('has list, get and sequence for every resource, and create, update and delete where it has them', () => {
     for (const resource of resources) {
       const collection = doc.paths[`/api/${resource.path}`];
       const item = doc.paths[`/api/${resource.path}/{id}`];
       const sequence = doc.paths[`/api/${resource.path}/{id}/sequence`];
-      expect(Object.keys(collection ?? {}).sort(), resource.path).toEqual(['get', 'post']);
-      expect(Object.keys(item ?? {}).sort(), resource.path).toEqual(['delete', 'get', 'put']);
+      const { create, update, delete: remove } = resource.operations;
+      expect(Object.keys(collection ?? {}).sort(), resource.path).toEqual(['get', ...(create ? ['post'] : [])]);
+      expect(Object.keys(item ?? {}).sort(), resource.path).toEqual([...(remove ? ['delete'] : []), 'get', ...(update ? ['put'] : [])]);
       expect(Object.keys(sequence ?? {}), resource.path).toEqual(['get']);
-      expect(collection.post.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}CreateRequest`);
-      expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
-      expect(Object.keys(collection.post.responses)).toContain('201');
+      if (create) {
+        expect(collection.post.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}CreateRequest`);
+        expect(Object.keys(collection.post.responses)).toContain('201');
+      }
+      if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
       expect(params, resource.path).toEqual(['filter', 'page', 'pageSize', 'query', 'sort']);
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');

@@ -227,7 +227,17 @@ describe('isolation between tenants', () => {
         expect((await gqlListIds(resource, undefined, `id=in=(${rowA().id},${rowB().id})`)).sort()).toEqual([rowA().id, rowB().id].sort());
       });
 
-      it("B's PUT of A's row is 403 and leaves it unchanged (GraphQL too)", async () => {
+      if (!resource.operations.update) {
+        it("B's PUT of A's row is 405 (the collection has no update) and no GraphQL mutation exists", async () => {
+          const before = (await adminGet(resource.path, rowA().id)).body;
+          const put = await server.request('PUT', `/api/${resource.path}/${rowA().id}`, { body: {}, key: b.key });
+          expect(put.status, put.text).toBe(405);
+          expect(put.headers.get('allow')).not.toContain('PUT');
+          const mutation = await server.graphql(`mutation($id: ID!) { update${resource.name}(id: $id, input: {}) { id } }`, { id: rowA().id }, b.key);
+          expect(gqlCode(mutation), mutation.text).toBe('BAD_REQUEST');
+          await expectUnchanged(resource.path, before);
+        });
+      } else it("B's PUT of A's row is 403 and leaves it unchanged (GraphQL too)", async () => {
         const before = (await adminGet(resource.path, rowA().id)).body;
         const { body } = await buildUpdateBody(server, resource, before);
         const put = await server.request('PUT', `/api/${resource.path}/${rowA().id}`, { body, key: b.key });
@@ -242,7 +252,17 @@ describe('isolation between tenants', () => {
         await expectUnchanged(resource.path, before);
       });
 
-      it("B's DELETE of A's row is 403 and the row is still there (GraphQL too)", async () => {
+      if (!resource.operations.delete) {
+        it("B's DELETE of A's row is 405 (the collection has no delete) and no GraphQL mutation exists", async () => {
+          const before = (await adminGet(resource.path, rowA().id)).body;
+          const del = await server.request('DELETE', `/api/${resource.path}/${rowA().id}`, { key: b.key });
+          expect(del.status, del.text).toBe(405);
+          expect(del.headers.get('allow')).not.toContain('DELETE');
+          const mutation = await server.graphql(`mutation($id: ID!) { delete${resource.name}(id: $id) }`, { id: rowA().id }, b.key);
+          expect(gqlCode(mutation), mutation.text).toBe('BAD_REQUEST');
+          await expectUnchanged(resource.path, before);
+        });
+      } else it("B's DELETE of A's row is 403 and the row is still there (GraphQL too)", async () => {
         const before = (await adminGet(resource.path, rowA().id)).body;
         const del = await server.request('DELETE', `/api/${resource.path}/${rowA().id}`, { key: b.key });
         expect(del.status, del.text).toBe(403);
@@ -253,7 +273,18 @@ describe('isolation between tenants', () => {
         expect(await listIds(resource.path, { filter: `id==${rowA().id}` }, a.key)).toEqual([rowA().id]);
       });
 
-      if (resource.entity !== Organization) {
+      if (resource.entity !== Organization && !resource.operations.create) {
+        it("B creating a row into A's organization is 405 (the collection has no create) and writes nothing", async () => {
+          const body = await buildCreateBody(server, resource, { organizationId: orgA, key: a.key });
+          const filter = filterFor(resource, body);
+          const existing = await adminCount(resource.path, filter);
+          const post = await server.request('POST', `/api/${resource.path}`, { body, key: b.key });
+          expect(post.status, post.text).toBe(405);
+          expect(post.headers.get('allow')).not.toContain('POST');
+          expect(await adminCount(resource.path, filter)).toBe(existing);
+        });
+      }
+      if (resource.entity !== Organization && resource.operations.create) {
         it("B creating a row into A's organization is refused (403 or 400) and writes nothing", async () => {
           const body = await buildCreateBody(server, resource, { organizationId: orgA, key: a.key });
           // A body may match rows already there (an execution's is only its organizationId): nothing is added to them.
@@ -272,7 +303,7 @@ describe('isolation between tenants', () => {
         });
       }
 
-      for (const field of tenantReferences(resource).filter(isCreateWritable)) {
+      for (const field of tenantReferences(resource).filter(isCreateWritable).filter(() => resource.operations.create)) {
         it(`B creating a row in B's organization whose ${field.name} is A's row is refused and writes nothing`, async () => {
           const target = resourceOf(field.reference!.target())!;
           const foreign = rowOf(rowsA, target.path).id;
@@ -285,7 +316,7 @@ describe('isolation between tenants', () => {
         });
       }
 
-      for (const field of tenantReferences(resource).filter(isUpdateWritable)) {
+      for (const field of tenantReferences(resource).filter(isUpdateWritable).filter(() => resource.operations.update)) {
         it(`B pointing ${field.name} of B's own row at A's row is refused and changes nothing`, async () => {
           const target = resourceOf(field.reference!.target())!;
           const before = (await adminGet(resource.path, rowB().id)).body;
@@ -303,10 +334,11 @@ describe('isolation between tenants', () => {
         for (const key of [undefined, b.key]) {
           const get = await server.request('GET', `/api/${resource.path}/${missing}`, { key });
           expect(get.status, get.text).toBe(404);
+          // A write the collection does not have is 405 whatever the id.
           const put = await server.request('PUT', `/api/${resource.path}/${missing}`, { body: {}, key });
-          expect(put.status, put.text).toBe(404);
+          expect(put.status, put.text).toBe(resource.operations.update ? 404 : 405);
           const del = await server.request('DELETE', `/api/${resource.path}/${missing}`, { key });
-          expect(del.status, del.text).toBe(404);
+          expect(del.status, del.text).toBe(resource.operations.delete ? 404 : 405);
           const item = await server.graphql(`query($id: ID!) { ${resource.itemName}(id: $id) { id } }`, { id: missing }, key);
           expect(item.body.errors, item.text).toBeUndefined();
           expect(item.body.data[resource.itemName]).toBeNull();
@@ -627,7 +659,13 @@ describe('owners and members', () => {
           const filter = filterFor(resource, body);
           const existing = await adminCount(resource.path, filter);
           const byMember = await server.request('POST', `/api/${resource.path}`, { body, key: member.key });
-          if (allowed(resource, 'create', 'member')) {
+          if (!resource.operations.create) {
+            // The collection has no create: 405 to everyone, and nothing written.
+            expect(byMember.status, byMember.text).toBe(405);
+            expect(await adminCount(resource.path, filter)).toBe(existing);
+            const byOwner = await server.request('POST', `/api/${resource.path}`, { body, key: owner.key });
+            expect(byOwner.status, byOwner.text).toBe(405);
+          } else if (allowed(resource, 'create', 'member')) {
             expect(byMember.status, byMember.text).toBe(201);
           } else {
             expect(byMember.status, byMember.text).toBe(403);
@@ -639,9 +677,15 @@ describe('owners and members', () => {
         // update
         const row = await ownerRow(resource);
         const before = (await adminGet(resource.path, row.id)).body;
-        const { field, body } = await buildUpdateBody(server, resource, before);
+        const { field, body } = resource.operations.update ? await buildUpdateBody(server, resource, before) : { field: '', body: {} };
         const memberPut = await server.request('PUT', `/api/${resource.path}/${row.id}`, { body, key: member.key });
-        if (allowed(resource, 'update', 'member')) {
+        if (!resource.operations.update) {
+          // The collection has no update: 405 to everyone, and the row unchanged.
+          expect(memberPut.status, memberPut.text).toBe(405);
+          const ownerPut = await server.request('PUT', `/api/${resource.path}/${row.id}`, { body, key: owner.key });
+          expect(ownerPut.status, ownerPut.text).toBe(405);
+          await expectUnchanged(resource.path, before);
+        } else if (allowed(resource, 'update', 'member')) {
           expect(memberPut.status, memberPut.text).toBe(200);
           expect(memberPut.body[field]).toBe(body[field]);
         } else {
@@ -652,7 +696,13 @@ describe('owners and members', () => {
         }
         // delete
         const memberDelete = await server.request('DELETE', `/api/${resource.path}/${row.id}`, { key: member.key });
-        if (allowed(resource, 'delete', 'member')) {
+        if (!resource.operations.delete) {
+          // The collection has no delete: 405 to everyone, and the row still there.
+          expect(memberDelete.status, memberDelete.text).toBe(405);
+          const ownerDelete = await server.request('DELETE', `/api/${resource.path}/${row.id}`, { key: owner.key });
+          expect(ownerDelete.status, ownerDelete.text).toBe(405);
+          expect((await adminGet(resource.path, row.id)).status).toBe(200);
+        } else if (allowed(resource, 'delete', 'member')) {
           expect(memberDelete.status, memberDelete.text).toBe(204);
         } else {
           expect(memberDelete.status, memberDelete.text).toBe(403);

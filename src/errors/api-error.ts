@@ -6,6 +6,7 @@ export type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
+  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
@@ -75,6 +76,19 @@ export class ForbiddenError extends ApiError {
 export class NotFoundError extends ApiError {
   readonly status = 404;
   readonly code = 'NOT_FOUND';
+}
+
+/** The collection does not have the operation; `allow` lists the methods the path serves (the `Allow` header). */
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  readonly code = 'METHOD_NOT_ALLOWED';
+
+  constructor(
+    message: string,
+    readonly allow: string[],
+  ) {
+    super(message);
+  }
 }
 
 export class ConflictError extends ApiError {

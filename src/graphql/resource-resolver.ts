@@ -11,9 +11,15 @@ function pageOf(result: PageResult<object>) {
   return { content: result.items, ...summarizePage(result) };
 }
 
-/** Query `{listName}`/`{itemName}` and mutations `create|update|delete{Name}` for one resource. */
+/** A decorator applied only when `enabled`: the mutations a resource does not have are never declared. */
+function when<D extends (...args: never[]) => void>(enabled: boolean, decorator: D): D {
+  return (enabled ? decorator : () => undefined) as D;
+}
+
+/** Query `{listName}`/`{itemName}` and mutations `create|update|delete{Name}` (those it has) for one resource. */
 export function resourceResolver(resource: Resource, resources: readonly Resource[]): Function {
   const { page, createInput, updateInput } = typesOf(resource);
+  const { create, update, delete: remove } = resource.operations;
 
   @Resolver(() => resource.entity)
   class ResourceResolver {
@@ -32,18 +38,18 @@ export function resourceResolver(resource: Resource, resources: readonly Resourc
       }
     }
 
-    @Mutation(() => resource.entity, { name: `create${resource.name}` })
-    create(@Arg('input', () => createInput) input: object, @Ctx() { ctx }: GraphqlContext) {
+    @when(create, Mutation(() => resource.entity, { name: `create${resource.name}` }))
+    create(@when(create, Arg('input', () => createInput)) input: object, @Ctx() { ctx }: GraphqlContext) {
       return ctx.services.resource(resource.path).create(ctx, { ...input });
     }
 
-    @Mutation(() => resource.entity, { name: `update${resource.name}` })
-    update(@Arg('id', () => ID) id: string, @Arg('input', () => updateInput) input: object, @Ctx() { ctx }: GraphqlContext) {
+    @when(update, Mutation(() => resource.entity, { name: `update${resource.name}` }))
+    update(@when(update, Arg('id', () => ID)) id: string, @when(update, Arg('input', () => updateInput)) input: object, @Ctx() { ctx }: GraphqlContext) {
       return ctx.services.resource(resource.path).update(ctx, id, { ...input });
     }
 
-    @Mutation(() => Boolean, { name: `delete${resource.name}` })
-    async remove(@Arg('id', () => ID) id: string, @Ctx() { ctx }: GraphqlContext) {
+    @when(remove, Mutation(() => Boolean, { name: `delete${resource.name}` }))
+    async remove(@when(remove, Arg('id', () => ID)) id: string, @Ctx() { ctx }: GraphqlContext) {
       await ctx.services.resource(resource.path).delete(ctx, id);
       return true;
     }

@@ -15,6 +15,9 @@ export type TenantScope =
 
 export type WriteAction = 'create' | 'update' | 'delete';
 
+/** Which writes a collection serves (default: all); list, get and sequence are always served. */
+export type Operations = Record<WriteAction, boolean>;
+
 /**
  * Who may write rows they can see: any caller, members of the row's organization, its owners (the
  * `owners` team), the user the row belongs to, or platform administrators only (who may do anything).
@@ -37,13 +40,19 @@ export interface ResourceOptions<T extends object> {
   paging?: Paging;
   /** Who may create, update and delete (default: members of the row's organization). */
   access?: Partial<Record<WriteAction, Writer>>;
+  /**
+   * Writes the collection does not have (`{ update: false }`, or `readOnly`): REST answers 405 with an
+   * `Allow` header, GraphQL declares no such mutation and OpenAPI lists no such operation.
+   */
+  operations?: Partial<Operations>;
   /** Its writes change who may do what (keys, users, teams, memberships): cached credentials are dropped. */
   affectsAccess?: boolean;
 }
 
 /** Everything the adapters and the engine need to serve one collection; its business rules are the services' (services/rules.ts). */
-export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access'>> {
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations'>> {
   access: Record<WriteAction, Writer>;
+  operations: Operations;
   /** Entity (and schema) name, e.g. `TeamMember`. */
   name: string;
   /** GraphQL list query, e.g. `teamMembers`. */
@@ -60,6 +69,7 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
     affectsAccess: false,
     ...options,
     access: { create: 'member', update: 'member', delete: 'member', ...options.access },
+    operations: { create: true, update: true, delete: true, ...options.operations },
     name,
     listName: camelCase(options.path),
     itemName: lowerFirst(name),
@@ -70,3 +80,6 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
 export const hardDelete: DeleteMode = { kind: 'hard' };
 /** `deleted=true` with date and actor stamped; hidden afterwards. */
 export const flagDeleted: DeleteMode = { kind: 'soft', field: 'deleted', value: true, hide: true, stamp: true };
+
+/** A collection served for reading only: no create, update or delete. */
+export const readOnly: Partial<Operations> = { create: false, update: false, delete: false };

@@ -64,7 +64,20 @@ function listParameters(resource: Resource): JsonSchema[] {
   ];
 }
 
+/** Drops the operations the resource does not have (`operations`). */
+function served(resource: Resource, operations: Record<string, Operation>): Record<string, Operation> {
+  const action = { post: 'create', put: 'update', delete: 'delete' } as const;
+  return Object.fromEntries(
+    Object.entries(operations).filter(([method]) => !(method in action) || resource.operations[action[method as keyof typeof action]]),
+  );
+}
+
 function resourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
+  const paths = allResourcePaths(resource);
+  return Object.fromEntries(Object.entries(paths).map(([path, operations]) => [path, served(resource, operations)]));
+}
+
+function allResourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
   const { name, path } = resource;
   const plural = upperFirst(resource.listName);
   const tags = [path];
@@ -187,8 +200,8 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
   for (const definition of registeredEnums()) schemas[definition.name] = { type: 'string', enum: [...definition.values] };
   for (const resource of resources) {
     schemas[resource.name] = entitySchema(resource.entity, resource.fields);
-    schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
-    schemas[`${resource.name}UpdateRequest`] = requestSchema(resource, 'update');
+    if (resource.operations.create) schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
+    if (resource.operations.update) schemas[`${resource.name}UpdateRequest`] = requestSchema(resource, 'update');
     schemas[`${resource.name}Page`] = pageSchema(resource.name);
   }
   const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });

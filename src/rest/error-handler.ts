@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, NotFoundError } from '../errors/api-error';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 
 /**
@@ -8,6 +8,7 @@ import { normalizeError } from '../errors/normalize-error';
  */
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const apiError = normalizeError(clientErrorOf(error));
+  if (apiError instanceof MethodNotAllowedError) res.set('Allow', apiError.allow.join(', '));
   res.status(apiError.status).json(isGraphqlRequest(req) ? { errors: [apiError.toGraphqlError()] } : apiError.toBody());
 }
 
