@@ -26,6 +26,7 @@ const ENTITIES = [
   'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
   'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject', 'Assistant', 'DataForm', 'Execution', 'StepExecution',
   'PlatformEvent', 'Channel', 'Message', 'DataObject', 'LinkedDelta', 'AppliedKnowledgeSet', 'TaskDocumentFamily',
+  'TaskGroup', 'TaskGroupHistoryEntry', 'TaskActivity', 'ActivityPlan', 'Activity', 'Trigger', 'ProjectTemplate', 'ServiceBridge', 'ModelCatalogEntry',
 ];
 
 describe('GET /v3/api-docs', () => {
@@ -109,6 +110,16 @@ describe('schemas', () => {
         expect(schemas[`${name}UpdateRequest`].properties.changeSequence, `${name}UpdateRequest.changeSequence`).toMatchObject({ type: 'integer', format: 'int32' });
       }
     }
+  });
+
+  it('serves task-group-history read-only and task-activities without update', () => {
+    expect(doc.components.schemas).not.toHaveProperty('TaskGroupHistoryEntryCreateRequest');
+    expect(doc.components.schemas).not.toHaveProperty('TaskGroupHistoryEntryUpdateRequest');
+    expect(doc.components.schemas).not.toHaveProperty('TaskActivityUpdateRequest');
+    expect(doc.components.schemas).toHaveProperty('TaskActivityCreateRequest');
+    expect(Object.keys(doc.paths['/api/task-group-history'])).toEqual(['get']);
+    expect(Object.keys(doc.paths['/api/task-group-history/{id}'])).toEqual(['get']);
+    expect(Object.keys(doc.paths['/api/task-activities/{id}']).sort()).toEqual(['delete', 'get']);
   });
 
   it('requires exactly projectId in TaskCreateRequest', () => {

@@ -9,6 +9,15 @@ import { LinkedDelta } from './linked-delta';
 import { Message } from './message';
 import { PlatformEvent } from './platform-event';
 import { TaskDocumentFamily } from './task-document-family';
+import { TaskGroup } from './task-group';
+import { TaskGroupHistoryEntry } from './task-group-history-entry';
+import { TaskActivity } from './task-activity';
+import { ActivityPlan } from './activity-plan';
+import { Activity } from './activity';
+import { Trigger } from './trigger';
+import { ProjectTemplate } from './project-template';
+import { ServiceBridge } from './service-bridge';
+import { ModelCatalogEntry } from './model-catalog-entry';
 import { AccessToken } from './access-token';
 import { Agent } from './agent';
 import { AgentRuntime } from './agent-runtime';
@@ -55,6 +64,15 @@ export {
   Message,
   PlatformEvent,
   TaskDocumentFamily,
+  TaskGroup,
+  TaskGroupHistoryEntry,
+  TaskActivity,
+  ActivityPlan,
+  Activity,
+  Trigger,
+  ProjectTemplate,
+  ServiceBridge,
+  ModelCatalogEntry,
   ContentObject,
   DataDefinition,
   DataStore,
@@ -99,6 +117,15 @@ export const entities = [
   Message,
   PlatformEvent,
   TaskDocumentFamily,
+  TaskGroup,
+  TaskGroupHistoryEntry,
+  TaskActivity,
+  ActivityPlan,
+  Activity,
+  Trigger,
+  ProjectTemplate,
+  ServiceBridge,
+  ModelCatalogEntry,
   ContentObject,
   DataDefinition,
   DataStore,

@@ -14,6 +14,15 @@ import {
   Message,
   PlatformEvent,
   TaskDocumentFamily,
+  TaskGroup,
+  TaskGroupHistoryEntry,
+  TaskActivity,
+  ActivityPlan,
+  Activity,
+  Trigger,
+  ProjectTemplate,
+  ServiceBridge,
+  ModelCatalogEntry,
   ContentObject,
   DataDefinition,
   DataStore,
@@ -40,7 +49,7 @@ import {
   TeamMember,
   Workspace,
 } from '../entities';
-import { defineResource, flagDeleted, hardDelete, type Resource } from './resource';
+import { defineResource, flagDeleted, hardDelete, readOnly, type Resource } from './resource';
 
 /**
  * Every collection served under /api and in GraphQL. Adding a resource is adding an entry here (and
@@ -298,5 +307,62 @@ export const resources: Resource[] = [
     entity: TaskDocumentFamily,
     scope: { kind: 'organization', path: 'taskId.projectId.organizationId' },
     delete: hardDelete,
+  }),
+  defineResource({
+    path: 'task-groups',
+    entity: TaskGroup,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'task-group-history',
+    entity: TaskGroupHistoryEntry,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: hardDelete,
+    operations: readOnly,
+  }),
+  defineResource({
+    path: 'task-activities',
+    entity: TaskActivity,
+    scope: { kind: 'organization', path: 'taskId.projectId.organizationId' },
+    delete: hardDelete,
+    operations: { update: false },
+  }),
+  defineResource({
+    path: 'activity-plans',
+    entity: ActivityPlan,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'activities',
+    entity: Activity,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'triggers',
+    entity: Trigger,
+    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    delete: hardDelete,
+  }),
+  defineResource({
+    path: 'project-templates',
+    entity: ProjectTemplate,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'service-bridges',
+    entity: ServiceBridge,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: flagDeleted,
+  }),
+  defineResource({
+    path: 'models',
+    entity: ModelCatalogEntry,
+    scope: { kind: 'global' },
+    delete: hardDelete,
+    access: { create: 'admin', update: 'admin', delete: 'admin' },
   }),
 ];

@@ -1,6 +1,10 @@
 import type { EntityClass } from '@mikro-orm/core';
 import {
   AccessToken,
+  ActivityPlan,
+  ProjectTemplate,
+  ServiceBridge,
+  Trigger,
   Agent,
   AgentRuntime,
   Assistant,
@@ -55,6 +59,10 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Prompt, scopedSlugRules({ entity: Prompt, source: 'name', scopeField: 'organizationId', fallback: 'prompt' })),
   rulesOf(TaskTemplate, scopedSlugRules({ entity: TaskTemplate, source: 'name', scopeField: 'projectId', fallback: 'task-template' })),
   rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
+  rulesOf(ActivityPlan, scopedSlugRules({ entity: ActivityPlan, source: 'name', scopeField: 'organizationId', fallback: 'activity-plan' })),
+  rulesOf(Trigger, scopedSlugRules({ entity: Trigger, source: 'name', scopeField: 'projectId', fallback: 'trigger' })),
+  rulesOf(ProjectTemplate, scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' })),
+  rulesOf(ServiceBridge, scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' })),
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
   rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),
   rulesOf(DocumentFamily, documentFamilyRules),

@@ -1,0 +1,45 @@
+import { Entity } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { ActivityPlan } from './activity-plan';
+import { BaseEntity } from './base';
+import { Project } from './project';
+
+/** One run of an activity plan in a project (its state only: nothing here runs it). */
+@ObjectType({ simpleResolvers: true })
+@Entity({ tableName: 'activity' })
+export class Activity extends BaseEntity {
+  @Attr.reference(() => ActivityPlan, { nullable: true, inverse: 'activities', onDelete: 'set null' })
+  activityPlanId?: string | null;
+
+  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'activities', onDelete: 'cascade' })
+  projectId!: string;
+
+  @Attr.string({ maxLength: 255, searchable: true })
+  title!: string;
+
+  @Attr.string({
+    default: 'PENDING',
+    pattern: /^(PENDING|RUNNING|COMPLETED|FAILED|CANCELLED)$/,
+    description: 'One of PENDING, RUNNING, COMPLETED, FAILED, CANCELLED (default PENDING)',
+  })
+  status!: string;
+
+  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })
+  inputs!: Record<string, unknown>;
+
+  @Attr.json({ default: [], schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
+  steps!: Record<string, unknown>[];
+
+  @Attr.uuid({ nullable: true, description: 'The trigger that started it, if any' })
+  startedByTriggerId?: string | null;
+
+  @Attr.dateTime({ nullable: true })
+  startedOn?: Date | null;
+
+  @Attr.dateTime({ nullable: true })
+  completedOn?: Date | null;
+
+  @Attr.json({ nullable: true, description: 'Why it failed, as free JSON' })
+  errorDetails?: unknown;
+}

@@ -1,0 +1,47 @@
+import { Entity, Unique } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { SoftDeletableEntity } from './base';
+import { Organization } from './organization';
+
+const objects = (properties: Record<string, unknown>) => ({
+  type: 'array',
+  items: { type: 'object', properties, additionalProperties: true },
+});
+const text = { type: 'string' };
+
+/** What a new project of an organization may start from (stored only: applying it is not part of this collection). */
+@ObjectType({ simpleResolvers: true })
+@Entity({ tableName: 'project_template' })
+@Unique({ properties: ['organizationId', 'slug'] })
+export class ProjectTemplate extends SoftDeletableEntity {
+  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  name!: string;
+
+  @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
+  slug!: string;
+
+  @Attr.string({ searchable: true })
+  description!: string;
+
+  @Attr.json({ default: [], schema: objects({}), description: 'Option definitions' })
+  options!: Record<string, unknown>[];
+
+  @Attr.json({ default: [], schema: objects({ slug: text, label: text, color: text, statusType: text }) })
+  taskStatuses!: Record<string, unknown>[];
+
+  @Attr.json({ default: [], schema: objects({ slug: text, status: text, color: text, statusType: text }) })
+  documentStatuses!: Record<string, unknown>[];
+
+  @Attr.json({ default: [], schema: objects({ slug: text, name: text, steps: { type: 'array', items: { type: 'object', additionalProperties: true } } }) })
+  activityPlans!: Record<string, unknown>[];
+
+  @Attr.json({ default: [], schema: objects({}) })
+  triggers!: Record<string, unknown>[];
+
+  @Attr.boolean()
+  publicAccess!: boolean;
+
+  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'projectTemplates', onDelete: 'cascade' })
+  organizationId!: string;
+}

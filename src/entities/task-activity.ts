@@ -1,0 +1,29 @@
+import { Entity } from '@mikro-orm/core';
+import { ObjectType } from 'type-graphql';
+import { Attr } from '../model/fields';
+import { BaseEntity } from './base';
+import { DocumentActorType, TaskActivityType } from './enums';
+import { Task } from './task';
+
+/** Something that happened to a task (created, status changed, a comment ...); never updated. Its project is the task's. */
+@ObjectType({ simpleResolvers: true })
+@Entity({ tableName: 'task_activity' })
+export class TaskActivity extends BaseEntity {
+  @Attr.reference(() => Task, { required: true, writable: 'create', inverse: 'activities', onDelete: 'cascade' })
+  taskId!: string;
+
+  @Attr.enum(TaskActivityType, { required: true })
+  type!: string;
+
+  @Attr.string({ searchable: true })
+  text!: string;
+
+  @Attr.string({ nullable: true })
+  actorId?: string | null;
+
+  @Attr.enum(DocumentActorType, { nullable: true })
+  actorType?: string | null;
+
+  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })
+  details!: Record<string, unknown>;
+}
