@@ -377,3 +377,32 @@ describe('compiled queries', () => {
     expect((await gql(query, { size: 7 })).organizations.size).toBe(7);
   });
 });
+
+describe('project → tasks → task activities', () => {
+  /** A project with `tasks` tasks of `activities` activities each, created as the administrator. */
+  async function projectWith(tasks: number, activities: number): Promise<string> {
+    const org = await gql(`mutation { createOrganization(input: { name: "${unique('Acts')}" }) { id } }`);
+    const project = await gql(`mutation($o: ID!) { createProject(input: { organizationId: $o, name: "With activities" }) { id } }`, { o: org.createOrganization.id });
+    for (let t = 0; t < tasks; t++) {
+      const task = await gql(`mutation($p: ID!) { createTask(input: { projectId: $p, title: "T${t}" }) { id } }`, { p: project.createProject.id });
+      for (let a = 0; a < activities; a++) {
+        await gql(`mutation($t: ID!) { createTaskActivity(input: { taskId: $t, type: COMMENT, text: "A${a}" }) { id } }`, { t: task.createTask.id });
+      }
+    }
+    return project.createProject.id;
+  }
+
+  it('reads each level in one statement, the same for more rows', async () => {
+    const query = `query($id: ID!) { project(id: $id) { tasks(pageSize: 10) { totalElements content { title activities(pageSize: 10) { totalElements content { text type } } } } } }`;
+    const small = await projectWith(1, 1);
+    const large = await projectWith(4, 3);
+    const smallRun = await measured(query, { id: small });
+    const largeRun = await measured(query, { id: large });
+    expect(smallRun.data.project.tasks.content[0].activities).toEqual({ totalElements: 1, content: [{ text: 'A0', type: 'COMMENT' }] });
+    expect(largeRun.data.project.tasks.totalElements).toBe(4);
+    expect(largeRun.data.project.tasks.content.map((t: { activities: { totalElements: number } }) => t.activities.totalElements)).toEqual([3, 3, 3, 3]);
+    // The project, its tasks' level and their activities' level: one statement each.
+    expect(largeRun.statements).toBe(smallRun.statements);
+    expect(smallRun.statements).toBe(3);
+  });
+});
