@@ -2,7 +2,7 @@ import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
-import { entities } from '../entities';
+import { resources } from '../model/registry';
 import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
 import { CountingLogger } from './query-counter';
@@ -11,7 +11,8 @@ import { logger } from '../http/logger';
 export function ormOptions(clientUrl: string): Options {
   return defineConfig({
     clientUrl,
-    entities,
+    // Every entity is served by a resource of the registry: the ORM maps exactly those.
+    entities: resources.map((resource) => resource.entity),
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     discovery: { onMetadata: addListIndexes },
