@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject } from './support/fixtures';
-import { createUser } from './support/resource-bodies';
+import { callersOf, type Caller } from './support/callers';
 import { startServer, unique, type TestServer } from './support/server';
 
 let server: TestServer;
@@ -10,35 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-interface Caller {
-  id: string;
-  key: string;
-}
-
-/** A new user (created by the administrator) and an API key of theirs. */
-async function newCaller(label: string): Promise<Caller> {
-  const user = await createUser(server, { firstName: label });
-  const token = await server.request('POST', '/api/access-tokens', { body: { name: unique('key'), userId: user.id } });
-  expect(token.status, token.text).toBe(201);
-  return { id: user.id, key: token.body.token };
-}
-
-/** A REST request that must answer `status`; its JSON. */
-async function rest(caller: Caller, method: string, path: string, status: number, body?: unknown) {
-  const answer = await server.request(method, path, { body, key: caller.key });
-  expect(answer.status, `${method} ${path}: ${answer.text}`).toBe(status);
-  return answer.body;
-}
-
-/** The statements of one GraphQL query as `key`, credentials already cached. */
-async function measured(query: string, variables: Record<string, unknown>, key: string): Promise<{ data: any; statements: number }> {
-  await server.graphqlData('{ me { id } }', undefined, key);
-  let data: any;
-  const recorded = await server.fewestQueries(async () => {
-    data = await server.graphqlData(query, variables, key);
-  });
-  return { data, statements: recorded.length };
-}
+const { newCaller, rest, measured } = callersOf(() => server);
 
 const q = encodeURIComponent;
 const EXECUTION_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
