@@ -168,13 +168,16 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
     const literal = await server.graphql(`mutation($a: ID!) { createAgentSession(input: { agentId: $a, state: PAUSED }) { id } }`, { a: agent.id }, member.key);
     expect(literal.body?.errors?.[0]?.extensions, literal.text).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
     expect(literal.body.errors[0].message).toContain('SessionState');
+    expect(literal.body.errors[0].message).toContain('state: PAUSED');
+    for (const value of SESSION_STATES) expect(literal.body.errors[0].message).toContain(value);
     const variable = await server.graphql(
       `mutation($input: AgentSessionCreateRequest!) { createAgentSession(input: $input) { id } }`,
       { input: { agentId: agent.id, state: 'PAUSED' } },
       member.key,
     );
     expect(variable.body?.errors?.[0]?.extensions, variable.text).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
-    expect(variable.body.errors[0].message).toContain('state');
+    expect(variable.body.errors[0].message).toContain('input.state');
+    for (const value of SESSION_STATES) expect(variable.body.errors[0].message).toContain(value);
     const count = await rest(member, 'GET', `/api/agent-sessions?filter=${encodeURIComponent(`agentId=='${agent.id}'`)}`, 200);
     expect(count.totalElements).toBe(1);
   });

@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
 import type { Resource } from '../model/resource';
 import { AccountResolver } from './account-resolver';
+import { explainEnumRefusals } from './enum-messages';
 import { resourceResolver } from './resource-resolver';
 
 let built: GraphQLSchema | undefined;
@@ -11,6 +12,7 @@ export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchem
   if (!built) {
     const resolvers = [AccountResolver, ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
+    explainEnumRefusals(built);
   }
   return built;
 }

@@ -8,6 +8,7 @@ import { contextOf } from '../rest/resource-router';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
 import { jitGateway } from './jit-executor';
+import { nameInputValuesRule } from './enum-messages';
 import { costLimitPlugin, depthRule } from './limits';
 import { buildGraphqlSchema } from './schema';
 
@@ -24,7 +25,7 @@ export async function graphqlHandler(resources: readonly Resource[]): Promise<{ 
     includeStacktraceInErrorResponses: false,
     // Compact JSON: the default indents every answer, which makes large ones a third bigger and slower.
     stringifyResult: (result) => JSON.stringify(result),
-    validationRules: [depthRule],
+    validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
     plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema)],
   });
