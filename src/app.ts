@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AppConfig } from './config/config';
+import { loadSecretsKey } from './config/secrets-key';
 import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
 import { explorerRouter } from './http/explorers';
@@ -12,10 +13,11 @@ import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
 import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
-import { resourceRouter } from './rest/resource-router';
+import { expressPath, resourceRouter } from './rest/resource-router';
 import { listen } from './database/listener';
 import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
+import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
@@ -26,6 +28,8 @@ export interface AppOptions {
   jwt: JwtSettings;
   /** AUTH_CACHE_SECONDS (default 30). */
   authCacheSeconds?: number;
+  /** The key that encrypts organization secrets (see config/secrets-key.ts). */
+  secretsKey: Buffer;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -33,6 +37,7 @@ export function appOptions(config: AppConfig): AppOptions {
     rateLimits: { perMinute: config.rateLimitPerMinute, burstPerSecond: config.rateLimitBurstPerSecond, redisUrl: config.redisUrl },
     jwt: jwtSettingsFromEnv(),
     authCacheSeconds: config.authCacheSeconds,
+    secretsKey: loadSecretsKey(config.secretsKey, config.dataDir),
   };
 }
 
@@ -49,7 +54,7 @@ export interface App {
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const reads = new ReadPool(orm.config.get('clientUrl')!, READ_POOL_SIZE);
-  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads });
+  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads, secrets: new SecretBox(options.secretsKey) });
   // Every process drops its cached credentials when any process announces a change of access.
   const accessChanges = listen(orm.config.get('clientUrl')!, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
@@ -71,7 +76,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     res.json(openApi);
   });
   app.use(accountRouter());
-  for (const resource of resources) app.use(`/api/${resource.path}`, resourceRouter(resource));
+  for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
   app.use('/graphql', ...graphql.handler);
   app.use(notFoundHandler);
   app.use(errorHandler);

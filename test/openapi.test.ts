@@ -27,6 +27,7 @@ const ENTITIES = [
   'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject', 'Assistant', 'DataForm', 'Execution', 'StepExecution',
   'PlatformEvent', 'Channel', 'Message', 'DataObject', 'LinkedDelta', 'AppliedKnowledgeSet', 'TaskDocumentFamily',
   'TaskGroup', 'TaskGroupHistoryEntry', 'TaskActivity', 'ActivityPlan', 'Activity', 'Trigger', 'ProjectTemplate', 'ServiceBridge', 'ModelCatalogEntry',
+  'OrganizationSecret',
 ];
 
 describe('GET /v3/api-docs', () => {
@@ -240,7 +241,7 @@ describe('paths', () => {
       }
       if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
-      expect(params, resource.path).toEqual(['filter', 'page', 'pageSize', 'query', 'sort']);
+      expect(params, resource.path).toEqual([...(resource.parent ? [resource.parent.param] : []), 'filter', 'page', 'pageSize', 'query', 'sort'].sort());
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
       const oneBased = resource.paging === 'one-based';
       expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resources } from '../src/model/registry';
+import { collectionPath } from '../src/model/resource';
 import { createOrganization, createProject, createTask } from './support/fixtures';
-import { createRecord, createUser } from './support/resource-bodies';
+import { createRecord, createUser, parentIdOf } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
@@ -38,9 +39,10 @@ async function statementsOf(path: string, key: string) {
 describe('reads by id', () => {
   it.each(resources.map((r) => [r.path, r] as const))('%s: the same JSON as its list, in one prepared statement', async (path, resource) => {
     const record = await createRecord(server, resource, { organizationId, key: member.key, userId: member.id });
-    const listed = await server.request('GET', `/api/${path}?filter=id==${record.id}`);
+    const base = `/api/${collectionPath(resource, parentIdOf(resource, record))}`;
+    const listed = await server.request('GET', `${base}?filter=id==${record.id}`);
     expect(listed.body.content, listed.text).toHaveLength(1);
-    const { answer, recorded } = await statementsOf(`/api/${path}/${record.id}`, server.adminKey);
+    const { answer, recorded } = await statementsOf(`${base}/${record.id}`, server.adminKey);
     expect(answer.status, answer.text).toBe(200);
     const expected = { ...listed.body.content[0] };
     if (path === 'access-tokens') delete expected.token; // the key itself is only ever in the create answer

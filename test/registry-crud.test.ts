@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resource } from '../src/model/resource';
+import { collectionPath, type Resource } from '../src/model/resource';
 import { resources } from '../src/model/registry';
 import { createOrganization } from './support/fixtures';
 import { buildCreateBody, buildUpdateBody, createRecord, createUser } from './support/resource-bodies';
@@ -29,9 +29,9 @@ function keyFor(resource: Resource): string {
   return Object.values(resource.access).includes('admin') ? server.adminKey : ownerKey;
 }
 
-/** Fields stored with the row (not those computed for one answer only, such as an access token's `token`). */
+/** Fields stored with the row and answered (not an access token's `token`, computed for one answer only, nor a secret's write-only value). */
 function storedFields(resource: Resource): string[] {
-  return resource.fields.filter((f) => f.options.persist !== false).map((f) => f.name);
+  return resource.fields.filter((f) => f.options.persist !== false && !f.options.writeOnly).map((f) => f.name);
 }
 
 /**
@@ -51,9 +51,9 @@ function ok(answer: Answer, status: number, what: string) {
   expect(answer.status, `${what}: ${answer.text}`).toBe(status);
 }
 
-async function restListIds(resource: Resource, id: string, key: string): Promise<string[]> {
-  const answer = await server.request('GET', `/api/${resource.path}?${new URLSearchParams({ filter: `id==${id}` })}`, { key });
-  ok(answer, 200, `GET /api/${resource.path}?filter=id==${id}`);
+async function restListIds(base: string, id: string, key: string): Promise<string[]> {
+  const answer = await server.request('GET', `${base}?${new URLSearchParams({ filter: `id==${id}` })}`, { key });
+  ok(answer, 200, `GET ${base}?filter=id==${id}`);
   return answer.body.content.map((row: { id: string }) => row.id);
 }
 
@@ -65,7 +65,9 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
   const { name, itemName, listName, operations, delete: mode } = resource;
   const selection = storedFields(resource).join(' ');
   const itemQuery = `query($id: ID!) { ${itemName}(id: $id) { ${selection} } }`;
-  const listQuery = `query($filter: String) { ${listName}(filter: $filter) { totalElements content { id } } }`;
+  // A nested collection's list names its parent (`organizationSecrets(organizationId: ...)`).
+  const parentArgument = resource.parent ? `, ${resource.parent.field}: $parent` : '';
+  const listQuery = `query($filter: String${resource.parent ? ', $parent: ID!' : ''}) { ${listName}(filter: $filter${parentArgument}) { totalElements content { id } } }`;
 
   const restSteps = [operations.create && 'create', 'get', 'list', operations.update && 'update', 'sequence', operations.delete && 'delete'].filter(Boolean).join(', ');
   const gqlSteps = [operations.create && `create${name}`, itemName, listName, operations.update && `update${name}`, operations.delete && `delete${name}`]
@@ -76,14 +78,15 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
   it(`REST: ${restSteps} /api/${path}${seeded}`, async () => {
     const key = keyFor(resource);
     const organizationId = (await createOrganization(server, {}, ownerKey)).id;
+    const base = `/api/${collectionPath(resource, organizationId)}`;
 
     // create (read-only collections: a row seeded in the database)
     let created: Record<string, any>;
     if (operations.create) {
       const body = await buildCreateBody(server, resource, { organizationId, key });
-      const post = await server.request('POST', `/api/${path}`, { body, key });
-      ok(post, 201, `POST /api/${path} ${JSON.stringify(body)}`);
-      expect(post.headers.get('location'), 'Location').toMatch(new RegExp(`/api/${path}/${post.body.id}$`));
+      const post = await server.request('POST', `${base}`, { body, key });
+      ok(post, 201, `POST ${base} ${JSON.stringify(body)}`);
+      expect(post.headers.get('location'), 'Location').toMatch(new RegExp(`${base}/${post.body.id}$`));
       expect(post.body.changeSequence).toBe(0);
       created = post.body;
     } else {
@@ -92,18 +95,18 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
     const id = created.id as string;
 
     // get
-    const get = await server.request('GET', `/api/${path}/${id}`, { key });
+    const get = await server.request('GET', `${base}/${id}`, { key });
     ok(get, 200, `GET /api/${path}/${id}`);
     expect(withoutAnswerOnly(resource, get.body)).toEqual(withoutAnswerOnly(resource, created));
 
     // list
-    expect(await restListIds(resource, id, key)).toEqual([id]);
+    expect(await restListIds(base, id, key)).toEqual([id]);
 
     // update
     let expectedSequence = 0;
     if (operations.update) {
       const { field, body } = await buildUpdateBody(server, resource, get.body);
-      const put = await server.request('PUT', `/api/${path}/${id}`, { body, key });
+      const put = await server.request('PUT', `${base}/${id}`, { body, key });
       ok(put, 200, `PUT /api/${path}/${id} ${JSON.stringify(body)}`);
       expect(put.body.changeSequence).toBe(1);
       expect(put.body[field]).toEqual(body[field]);
@@ -111,29 +114,30 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
     }
 
     // sequence
-    const sequence = await server.request('GET', `/api/${path}/${id}/sequence`, { key });
+    const sequence = await server.request('GET', `${base}/${id}/sequence`, { key });
     ok(sequence, 200, `GET /api/${path}/${id}/sequence`);
     expect(sequence.text.trim()).toBe(String(expectedSequence));
 
     // delete
     if (!operations.delete) return;
-    const del = await server.request('DELETE', `/api/${path}/${id}`, { key });
+    const del = await server.request('DELETE', `${base}/${id}`, { key });
     ok(del, 204, `DELETE /api/${path}/${id}`);
     expect(del.text).toBe('');
-    const after = await server.request('GET', `/api/${path}/${id}`, { key });
+    const after = await server.request('GET', `${base}/${id}`, { key });
     if (mode.kind === 'soft' && !mode.hide) {
       ok(after, 200, `GET /api/${path}/${id} after delete`);
       expect(after.body[mode.field]).toBe(mode.value);
-      expect(await restListIds(resource, id, key)).toEqual([id]);
+      expect(await restListIds(base, id, key)).toEqual([id]);
     } else {
       ok(after, 404, `GET /api/${path}/${id} after delete`);
-      if (mode.kind === 'soft') expect(await restListIds(resource, id, key)).toEqual([]);
+      if (mode.kind === 'soft') expect(await restListIds(base, id, key)).toEqual([]);
     }
   });
 
   it(`GraphQL: ${gqlSteps}${seeded}`, async () => {
     const key = keyFor(resource);
     const organizationId = (await createOrganization(server, {}, ownerKey)).id;
+    const base = `/api/${collectionPath(resource, organizationId)}`;
 
     let created: Record<string, any>;
     if (operations.create) {
@@ -153,12 +157,12 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
     const item = (await gqlData(itemQuery, { id }, key))[itemName];
     expect(item).toEqual(created);
 
-    const list = (await gqlData(listQuery, { filter: `id==${id}` }, key))[listName];
+    const list = (await gqlData(listQuery, { filter: `id==${id}`, ...(resource.parent ? { parent: organizationId } : {}) }, key))[listName];
     expect(list.content.map((row: { id: string }) => row.id)).toEqual([id]);
     expect(list.totalElements).toBe(1);
 
     if (operations.update) {
-      const rest = await server.request('GET', `/api/${path}/${id}`, { key });
+      const rest = await server.request('GET', `${base}/${id}`, { key });
       ok(rest, 200, `GET /api/${path}/${id}`);
       const { field, body } = await buildUpdateBody(server, resource, rest.body);
       const data = await gqlData(
@@ -177,7 +181,7 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
     expect(deleted[`delete${name}`]).toBe(true);
     const after = await server.graphql(itemQuery, { id }, key);
     expect(after.status, after.text).toBe(200);
-    const listed = (await gqlData(listQuery, { filter: `id==${id}` }, key))[listName];
+    const listed = (await gqlData(listQuery, { filter: `id==${id}`, ...(resource.parent ? { parent: organizationId } : {}) }, key))[listName];
     if (mode.kind === 'soft' && !mode.hide) {
       expect(after.body.errors, after.text).toBeUndefined();
       expect(after.body.data?.[itemName]?.[mode.field], after.text).toBe(mode.value);

@@ -12,6 +12,8 @@ export interface AppConfig {
   dataDir: string;
   /** How long credentials and memberships may be reused (0 to 30 seconds). */
   authCacheSeconds: number;
+  /** SECRETS_KEY: base64 of the 32-byte key that encrypts organization secrets (else kept in the data folder). */
+  secretsKey?: string;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -40,5 +42,6 @@ export function loadConfig(): AppConfig {
     redisUrl: process.env.REDIS_URL || undefined,
     dataDir: process.env.DATA_DIR || '.data',
     authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
+    secretsKey: process.env.SECRETS_KEY || undefined,
   };
 }

@@ -27,6 +27,7 @@ export { LinkedDelta } from './linked-delta';
 export { Message } from './message';
 export { ModelCatalogEntry } from './model-catalog-entry';
 export { Organization } from './organization';
+export { OrganizationSecret } from './organization-secret';
 export { PlatformEvent } from './platform-event';
 export { PlatformUser } from './platform-user';
 export { Project } from './project';

@@ -20,12 +20,19 @@ function when<D extends (...args: never[]) => void>(enabled: boolean, decorator:
 export function resourceResolver(resource: Resource, resources: readonly Resource[]): Function {
   const { page, createInput, updateInput } = typesOf(resource);
   const { create, update, delete: remove } = resource.operations;
+  const parent = resource.parent;
 
   @Resolver(() => resource.entity)
   class ResourceResolver {
     @Query(() => page, { name: resource.listName, description: `List ${resource.listName}` })
-    async list(@Args(() => ListArgs) args: ListArgs, @Ctx() { ctx }: GraphqlContext, @Info() info: GraphQLResolveInfo) {
-      return pageOf(await ctx.services.resource(resource.path).list(ctx, { ...args, columns: contentColumns(info, resource) }));
+    async list(
+      @Args(() => ListArgs) args: ListArgs,
+      @Ctx() { ctx }: GraphqlContext,
+      @Info() info: GraphQLResolveInfo,
+      // A nested collection's list names its parent, as its REST path does.
+      @when(parent !== undefined, Arg(parent?.field ?? 'parentId', () => ID)) parentId?: string,
+    ) {
+      return pageOf(await ctx.services.resource(resource.path).list(ctx, { ...args, columns: contentColumns(info, resource), parentId }));
     }
 
     @Query(() => resource.entity, { name: resource.itemName, nullable: true, description: `One ${resource.name} by id; null when absent` })

@@ -44,6 +44,8 @@ export interface FieldOptions {
   responseRequired?: boolean;
   /** false: a value the server computes for one answer and never stores. */
   persist?: boolean;
+  /** Accepted in request bodies and never answered, filtered, sorted or searched (a secret's value). */
+  writeOnly?: boolean;
 }
 
 export interface ReferenceOptions extends FieldOptions {
@@ -118,8 +120,10 @@ function declare(
   return (target, key) => {
     const name = String(key);
     if (options.persist === false) options = { ...options, filterable: false };
+    if (options.writeOnly) options = { ...options, filterable: false, searchable: false };
     column(target, name);
-    Field(graphqlType as () => typeof String, { nullable: options.nullable ?? false, description: options.description })(target, key);
+    // A write-only field exists in the input types alone (graphql/types.ts).
+    if (!options.writeOnly) Field(graphqlType as () => typeof String, { nullable: options.nullable ?? false, description: options.description })(target, key);
     remember(target, { name, kind, options, ...extra });
   };
 }
@@ -199,6 +203,11 @@ export const Attr = {
       declare('reference', column, () => ID, options, { reference })(prototype, key);
     },
 };
+
+/** Whether answers carry the field (every declared field but write-only ones). */
+export function isAnswered(field: FieldMeta): boolean {
+  return !field.options.writeOnly;
+}
 
 /** Value a non-nullable field takes on create when the body omits it and the field names none. */
 export function implicitDefault(field: FieldMeta): unknown {

@@ -31,9 +31,27 @@ export type DeleteMode =
 
 export type Paging = 'zero-based' | 'one-based';
 
+/** Who may read the rows of an organization's resource: its members, or its owners alone (secrets). */
+export type Reader = 'member' | 'owner';
+
+/**
+ * A collection served below one row of another (`organizations/{orgId}/secrets`): `param` is the path
+ * parameter naming that row and `field` the reference that holds it.
+ */
+export interface Parent {
+  param: string;
+  field: string;
+}
+
 export interface ResourceOptions<T extends object> {
-  /** Collection path under /api, e.g. `team-members`. */
+  /** Collection path under /api, e.g. `team-members`, or `organizations/{orgId}/secrets` below a `parent`. */
   path: string;
+  /** Served below a row of another collection; its `{param}` is part of `path`. */
+  parent?: Parent;
+  /** GraphQL list query (default: the path in camel case). */
+  listName?: string;
+  /** Who may read the rows (default: members of the row's organization). */
+  readers?: Reader;
   entity: EntityClass<T>;
   scope: TenantScope;
   delete: DeleteMode;
@@ -50,7 +68,8 @@ export interface ResourceOptions<T extends object> {
 }
 
 /** Everything the adapters and the engine need to serve one collection; its business rules are the services' (services/rules.ts). */
-export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations'>> {
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations' | 'parent'>> {
+  parent?: Parent;
   access: Record<WriteAction, Writer>;
   operations: Operations;
   /** Entity (and schema) name, e.g. `TeamMember`. */
@@ -67,11 +86,12 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
   return {
     paging: 'zero-based',
     affectsAccess: false,
+    readers: 'member',
+    listName: camelCase(options.path),
     ...options,
     access: { create: 'member', update: 'member', delete: 'member', ...options.access },
     operations: { create: true, update: true, delete: true, ...options.operations },
     name,
-    listName: camelCase(options.path),
     itemName: lowerFirst(name),
     fields: fieldsOf(options.entity),
   };
@@ -80,6 +100,13 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
 export const hardDelete: DeleteMode = { kind: 'hard' };
 /** `deleted=true` with date and actor stamped; hidden afterwards. */
 export const flagDeleted: DeleteMode = { kind: 'soft', field: 'deleted', value: true, hide: true, stamp: true };
+
+/** The collection's path under /api with its parent's id filled in (`organizations/<id>/secrets`). */
+export function collectionPath(resource: Resource, parentId?: string): string {
+  if (!resource.parent) return resource.path;
+  if (parentId === undefined) throw new Error(`${resource.path} is served below a parent: name its id`);
+  return resource.path.replace(`{${resource.parent.param}}`, encodeURIComponent(parentId));
+}
 
 /** A collection served for reading only: no create, update or delete. */
 export const readOnly: Partial<Operations> = { create: false, update: false, delete: false };

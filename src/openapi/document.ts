@@ -77,23 +77,37 @@ function resourcePaths(resource: Resource): Record<string, Record<string, Operat
   return Object.fromEntries(Object.entries(paths).map(([path, operations]) => [path, served(resource, operations)]));
 }
 
+/** A resource's tag: its path, or for a nested one its list name in kebab case (`organization-secrets`). */
+function tagOf(resource: Resource): string {
+  return resource.parent ? resource.listName.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : resource.path;
+}
+
+/** The path parameter naming a nested collection's parent (`orgId`), none for the others. */
+function parentParameters(resource: Resource): JsonSchema[] {
+  const parent = resource.parent;
+  return parent ? [{ name: parent.param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${parent.field} of every row` }] : [];
+}
+
 function allResourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
   const { name, path } = resource;
   const plural = upperFirst(resource.listName);
-  const tags = [path];
+  const tags = [tagOf(resource)];
+  const parent = parentParameters(resource);
+  const item = [...parent, idParameter];
   return {
     [`/api/${path}`]: {
       get: {
         tags,
         operationId: `list${plural}`,
         summary: `List ${path}`,
-        parameters: listParameters(resource),
+        parameters: [...parent, ...listParameters(resource)],
         responses: { '200': ok('A page', ref(`${name}Page`)), ...errors('400') },
       },
       post: {
         tags,
         operationId: `create${name}`,
         summary: `Create a ${name}`,
+        ...(parent.length ? { parameters: parent } : {}),
         requestBody: { required: true, content: json(ref(`${name}CreateRequest`)) },
         responses: {
           '201': ok('Created', ref(name), { Location: { schema: { type: 'string' }, description: 'Path of the created resource' } }),
@@ -105,20 +119,20 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
       get: {
         tags,
         operationId: `get${name}`,
-        parameters: [idParameter],
+        parameters: item,
         responses: { '200': ok('The resource', ref(name)), ...errors('400', '404') },
       },
       put: {
         tags,
         operationId: `update${name}`,
-        parameters: [idParameter],
+        parameters: item,
         requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
         responses: { '200': ok('Updated', ref(name)), ...errors('400', '404', '409') },
       },
       delete: {
         tags,
         operationId: `delete${name}`,
-        parameters: [idParameter],
+        parameters: item,
         description: resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently',
         responses: { '204': ok('Deleted'), ...errors('400', '404', '409') },
       },
@@ -128,7 +142,7 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         tags,
         operationId: `get${name}Sequence`,
         summary: 'The current change sequence, to compare with changeSequence before updating',
-        parameters: [idParameter],
+        parameters: item,
         responses: { '200': ok('The current change sequence', { type: 'integer', format: 'int32' }), ...errors('400', '404') },
       },
     },
@@ -214,7 +228,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     },
     servers: [{ url: '/', description: 'This instance' }],
     security: [{ 'x-api-key': [] }, { bearerAuth: [] }],
-    tags: resources.map((r) => ({ name: r.path })),
+    tags: resources.map((r) => ({ name: tagOf(r) })),
     paths: {
       ...Object.assign({}, ...resources.map(resourcePaths)),
       '/v3/api-docs': {

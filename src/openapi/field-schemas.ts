@@ -1,5 +1,5 @@
 import type { FieldMeta, JsonSchema } from '../model/fields';
-import { fieldsOf } from '../model/fields';
+import { fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { isWritable, type WriteMode } from '../services/input';
 
@@ -36,7 +36,7 @@ export function fieldSchema(field: FieldMeta): JsonSchema {
         return { ...(o.schema ?? {}) };
     }
   })();
-  const schema: JsonSchema = { ...base, description: o.description };
+  const schema: JsonSchema = { ...base, description: o.description, writeOnly: o.writeOnly };
   if (o.nullable && field.kind !== 'enum') schema.nullable = true;
   return withoutUndefined(schema);
 }
@@ -45,11 +45,11 @@ function withoutUndefined(schema: JsonSchema): JsonSchema {
   return Object.fromEntries(Object.entries(schema).filter(([, v]) => v !== undefined));
 }
 
-/** `<Entity>`: every field, and each reference's object under its relation name. */
+/** `<Entity>`: every answered field, and each reference's object under its relation name. */
 export function entitySchema(entity: Function & { name: string }, fields: FieldMeta[] = fieldsOf(entity as never)): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
-  for (const field of fields) {
+  for (const field of fields.filter(isAnswered)) {
     properties[field.name] = fieldSchema(field);
     if (field.options.responseRequired !== false) required.push(field.name);
     const reference = field.reference;

@@ -1,4 +1,4 @@
-import { fieldsOf, type FieldMeta } from '../model/fields';
+import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
 import type { RequestContext } from '../services/context';
 
@@ -12,7 +12,7 @@ type Row = Record<string, unknown>;
  */
 const EMBED_DEPTH = 1;
 
-/** The JSON of one entity: every declared field, times as ISO text, referenced objects embedded. */
+/** The JSON of one entity: every declared field (write-only ones excepted), times as ISO text, referenced objects embedded. */
 export async function present(ctx: RequestContext, resource: Resource, entity: object): Promise<Json> {
   return (await presentAll(ctx, resource, [entity]))[0];
 }
@@ -51,6 +51,7 @@ async function embeddedById(ctx: RequestContext, entity: Parameters<typeof field
 function scalars(row: Row, fields: FieldMeta[]): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
   for (const field of fields) {
+    if (!isAnswered(field)) continue;
     const value = row[field.name];
     out[field.name] = value === undefined || value === null ? null : value instanceof Date ? value.toISOString() : (value as Json);
   }

@@ -13,21 +13,32 @@ export function contextOf(req: Request): RequestContext {
   return identityOf(req).context!;
 }
 
-function listParams(req: Request): ListParams {
+/** `organizations/{orgId}/secrets` as Express writes it: `organizations/:orgId/secrets`. */
+export function expressPath(path: string): string {
+  return path.replace(/\{(\w+)\}/g, ':$1');
+}
+
+/** The parent row a nested collection's path names (`{orgId}`), if it is nested. */
+function parentIdOf(req: Request, resource: Resource): string | undefined {
+  return resource.parent ? String(req.params[resource.parent.param]) : undefined;
+}
+
+function listParams(req: Request, resource: Resource): ListParams {
   const q = req.query as Record<string, string | string[] | undefined>;
   const single = (name: string) => {
     const value = q[name];
     return Array.isArray(value) ? value[value.length - 1] : value;
   };
-  return { page: single('page'), pageSize: single('pageSize'), filter: single('filter'), query: single('query'), sort: q.sort };
+  return { page: single('page'), pageSize: single('pageSize'), filter: single('filter'), query: single('query'), sort: q.sort, parentId: parentIdOf(req, resource) };
 }
 
 /**
  * GET/POST /api/{path}, GET/PUT/DELETE /api/{path}/{id} and GET /api/{path}/{id}/sequence for one
- * resource; the writes it does not have (`operations`) answer 405 with an `Allow` header.
+ * resource (below its parent's path for a nested one); the writes it does not have (`operations`)
+ * answer 405 with an `Allow` header.
  */
 export function resourceRouter(resource: Resource): Router {
-  const router = Router();
+  const router = Router({ mergeParams: true });
   const body = [express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody];
   const service = (req: Request) => contextOf(req).services.resource(resource.path);
   const { create, update, delete: remove } = resource.operations;
@@ -39,35 +50,35 @@ export function resourceRouter(resource: Resource): Router {
 
   router.get('/', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    const result = await service(req).list(ctx, listParams(req));
+    const result = await service(req).list(ctx, listParams(req, resource));
     res.json(pageBody(result, await presentAll(ctx, resource, result.items)));
   });
 
   if (!create) router.post('/', refuse(collectionMethods));
   else router.post('/', body, async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    const created = await service(req).create(ctx, req.body);
+    const created = await service(req).create(ctx, req.body, parentIdOf(req, resource));
     res.status(201).location(`${req.baseUrl}/${created.id}`).json(await present(ctx, resource, created));
   });
 
   router.get('/:id', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    res.json(await present(ctx, resource, await service(req).get(ctx, String(req.params.id))));
+    res.json(await present(ctx, resource, await service(req).get(ctx, String(req.params.id), parentIdOf(req, resource))));
   });
 
   router.get('/:id/sequence', async (req: Request, res: Response) => {
-    res.json(await service(req).sequence(contextOf(req), String(req.params.id)));
+    res.json(await service(req).sequence(contextOf(req), String(req.params.id), parentIdOf(req, resource)));
   });
 
   if (!update) router.put('/:id', refuse(itemMethods));
   else router.put('/:id', body, async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    res.json(await present(ctx, resource, await service(req).update(ctx, String(req.params.id), req.body)));
+    res.json(await present(ctx, resource, await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource))));
   });
 
   if (!remove) router.delete('/:id', refuse(itemMethods));
   else router.delete('/:id', async (req: Request, res: Response) => {
-    await service(req).delete(contextOf(req), String(req.params.id));
+    await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource));
     res.status(204).end();
   });
 

@@ -1,6 +1,6 @@
 import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/core';
 import type { PreparedStatement } from '../database/read-pool';
-import { fieldsOf, type FieldMeta } from '../model/fields';
+import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
 import type { Resource, Writer } from '../model/resource';
 
 /**
@@ -104,9 +104,11 @@ class Builder {
       case 'user':
         this.uses.add('user');
         return `${alias}.${quote(this.column(resource.entity, scope.path)!)} = {user}::uuid`;
-      case 'organization':
-        this.uses.add('organizations');
-        return `${organization} = any({organizations}::uuid[])`;
+      case 'organization': {
+        const readers = resource.readers === 'owner' ? 'owned' : 'organizations';
+        this.uses.add(readers);
+        return `${organization} = any({${readers}}::uuid[])`;
+      }
       case 'colleagues':
         this.uses.add('organizations');
         this.uses.add('user');
@@ -151,7 +153,7 @@ class Builder {
   embedded(field: FieldMeta, owner: EntityClass<object>, ownerAlias: string): string {
     const target = field.reference!.target();
     const alias = this.alias();
-    const values = fieldsOf(target).map((f) => {
+    const values = fieldsOf(target).filter(isAnswered).map((f) => {
       const column = this.column(target, f.name);
       if (!column) return `null as ${quote(f.name)}`;
       const value = `${alias}.${quote(column)}`;

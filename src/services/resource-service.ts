@@ -37,6 +37,8 @@ export interface ListParams {
   sort?: string | string[] | null;
   /** Only these properties are needed (GraphQL selections); whole rows when absent. */
   columns?: string[];
+  /** The parent row of a nested collection (`/api/organizations/{orgId}/secrets`): only its rows. */
+  parentId?: string;
 }
 
 interface ListPlan {
@@ -74,6 +76,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * row before the limit), and not at all when the page itself shows where the rows end.
    */
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
+    if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
     const written = await this.lists.remember(ctx, 'list', params, async () => {
       const plan = await this.plan(ctx, params);
       const { page, pageSize } = plan.paging;
@@ -185,15 +188,20 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return ctx.em.createQueryBuilder(this.entity).select('*').where(where).execute('all', true) as Promise<T[]>;
   }
 
-  get(ctx: RequestContext, id: string): Promise<T> {
-    return this.findVisible(ctx, id);
+  /** The row by id; below a parent (`parentId`), only one of that parent's rows. */
+  get(ctx: RequestContext, id: string, parentId?: string): Promise<T> {
+    return this.underParent(ctx, id, parentId, () => this.findVisible(ctx, id));
   }
 
-  async sequence(ctx: RequestContext, id: string): Promise<number> {
-    return (await this.get(ctx, id)).changeSequence;
+  async sequence(ctx: RequestContext, id: string, parentId?: string): Promise<number> {
+    return (await this.get(ctx, id, parentId)).changeSequence;
   }
 
-  async create(ctx: RequestContext, body: unknown): Promise<T> {
+  async create(ctx: RequestContext, body: unknown, parentId?: string): Promise<T> {
+    if (parentId !== undefined) {
+      await this.assertParent(ctx, parentId);
+      body = this.namingParent(body, parentId);
+    }
     const { values, sent } = parseInput(this.resource, body, 'create');
     // A create without rules whose checks all pass before the insert is that one INSERT, a transaction
     // in itself: its checks only read, and nothing else is written.
@@ -231,10 +239,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return values as T;
   }
 
-  async update(ctx: RequestContext, id: string, body: unknown): Promise<T> {
+  async update(ctx: RequestContext, id: string, body: unknown, parentId?: string): Promise<T> {
     const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
     return ctx.transaction(async (tx) => {
-      const entity = await this.lockForWrite(tx, id, 'update');
+      const entity = await this.underParent(tx, id, parentId, () => this.lockForWrite(tx, id, 'update'));
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
@@ -254,9 +262,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     });
   }
 
-  async delete(ctx: RequestContext, id: string): Promise<void> {
+  async delete(ctx: RequestContext, id: string, parentId?: string): Promise<void> {
     await ctx.transaction(async (tx) => {
-      const entity = (await this.lockForWrite(tx, id, 'delete')) as Row;
+      const entity = (await this.underParent(tx, id, parentId, () => this.lockForWrite(tx, id, 'delete'))) as Row;
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
@@ -283,11 +291,68 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (this.resource.affectsAccess) await announceAccessChange(tx);
   }
 
+  /**
+   * The parent a nested path names (`{orgId}`) must be a row the caller may see (400 malformed, 404
+   * absent, 403 not theirs), and, where owners alone read the collection, one they own (403).
+   */
+  private async assertParent(ctx: RequestContext, parentId: string): Promise<void> {
+    const { field } = this.parentOf();
+    if (!isUuid(parentId)) throw BadRequestError.forField(field, 'must be a UUID');
+    const target = this.resource.fields.find((f) => f.name === field)!.reference!.target();
+    await ctx.services.forEntity(target)!.get(ctx, parentId);
+    if (this.resource.readers !== 'owner' || ctx.isAdmin) return;
+    const organizationId = await this.organizationOf(ctx, { [field]: parentId.toLowerCase() });
+    if (!organizationId || !(await memberships(ctx)).owner.has(organizationId)) {
+      throw new ForbiddenError(`only owners of organization ${organizationId ?? parentId} may use its ${this.resource.listName}`);
+    }
+  }
+
+  private parentOf(): NonNullable<Resource['parent']> {
+    const parent = this.resource.parent;
+    if (!parent) throw new Error(`${this.resource.path} is not served below a parent`);
+    return parent;
+  }
+
+  /**
+   * The row `read` finds, when it is one of the path's parent (reading it proves the parent is the
+   * caller's: one statement, as for any read by id). Otherwise the parent answers first (400, 404, 403),
+   * and a row of another parent is not found here.
+   */
+  private async underParent(ctx: RequestContext, id: string, parentId: string | undefined, read: () => Promise<T>): Promise<T> {
+    if (parentId === undefined) return read();
+    const { field } = this.parentOf();
+    const notHere = () => new NotFoundError(`no ${this.resource.name} with id ${id} in ${field} ${parentId}`);
+    let row: T;
+    try {
+      row = await read();
+    } catch (error) {
+      await this.assertParent(ctx, parentId);
+      // Refused a row of another parent: under this one, there is no such row.
+      if (error instanceof ForbiddenError && !(await this.exists(ctx, { id: id.toLowerCase(), [field]: parentId.toLowerCase() }))) throw notHere();
+      throw error;
+    }
+    if (String((row as Row)[field]).toLowerCase() === parentId.toLowerCase()) return row;
+    await this.assertParent(ctx, parentId);
+    throw notHere();
+  }
+
+  /** A create body below a parent names that parent: the path's, unless the body names it too (it must agree). */
+  private namingParent(body: unknown, parentId: string): unknown {
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+    const { field } = this.parentOf();
+    const relation = this.resource.fields.find((f) => f.name === field)!.reference!.relation;
+    const named = (body as Record<string, unknown>)[field] ?? ((body as Record<string, unknown>)[relation] as { id?: unknown } | undefined)?.id;
+    if (named === undefined || named === null) return { ...body, [field]: parentId };
+    if (String(named).toLowerCase() !== parentId.toLowerCase()) throw BadRequestError.forField(field, `must be the path's ${parentId} when given`);
+    return body;
+  }
+
   private async plan(ctx: RequestContext, params: ListParams): Promise<ListPlan> {
     const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
     const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
     const filter = parseFilter(this.entity, params.filter ?? undefined);
     const where = and(
+      params.parentId === undefined ? undefined : { [this.parentOf().field]: params.parentId.toLowerCase() },
       await visibleRows(ctx, this.resource),
       this.live(ctx),
       filter?.condition(await this.visibleRelatedRows(ctx, filter.relations)) as Record<string, unknown> | undefined,

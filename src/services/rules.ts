@@ -15,6 +15,7 @@ import {
   DocumentStatus,
   DocumentStore,
   Organization,
+  OrganizationSecret,
   PlatformUser,
   Project,
   Prompt,
@@ -26,6 +27,7 @@ import {
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
+import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
@@ -47,6 +49,7 @@ function rulesOf<T extends object>(entity: EntityClass<T>, rules: ResourceRules<
  */
 const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Organization, organizationRules),
+  rulesOf(OrganizationSecret, organizationSecretRules),
   rulesOf(PlatformUser, userRules),
   rulesOf(AccessToken, accessTokenRules),
   rulesOf(Team, teamRules),

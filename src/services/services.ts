@@ -5,6 +5,7 @@ import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
+import type { SecretBox } from './secret-box';
 import { withRules } from './rules';
 
 /** The service of every registered resource, with its rules, found by path or by entity class. */
@@ -18,9 +19,13 @@ export class Services {
   /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
   readonly reads?: ReadPool;
 
-  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool } = {}) {
+  /** Seals organization secrets; without it (tools that never write one) a secret cannot be stored. */
+  readonly secrets?: SecretBox;
+
+  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox } = {}) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = options.reads;
+    this.secrets = options.secrets;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);

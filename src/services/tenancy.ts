@@ -46,8 +46,10 @@ export async function visibleRows(ctx: RequestContext, resource: Resource): Prom
       return undefined;
     case 'user':
       return nest(scope.path.split('.'), ctx.user?.id ?? null);
-    case 'organization':
-      return nest(scope.path.split('.'), { $in: [...(await memberships(ctx)).member] });
+    case 'organization': {
+      const mine = await memberships(ctx);
+      return nest(scope.path.split('.'), { $in: [...(resource.readers === 'owner' ? mine.owner : mine.member)] });
+    }
     case 'colleagues':
       return { id: { $in: [ctx.user?.id, ...(await colleagueIds(ctx))].filter(Boolean) } };
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { Organization } from '../../src/entities';
 import { implicitDefault, type FieldMeta } from '../../src/model/fields';
-import type { Resource } from '../../src/model/resource';
+import { collectionPath, type Resource } from '../../src/model/resource';
 import { resources } from '../../src/model/registry';
 import { unique, type TestServer } from './server';
 
@@ -146,6 +146,11 @@ export async function buildCreateBody(server: TestServer, resource: Resource, op
   return body;
 }
 
+/** The parent a nested collection's row names (its `organizationId` for organization secrets). */
+export function parentIdOf(resource: Resource, row: Record<string, unknown>): string | undefined {
+  return resource.parent ? String(row[resource.parent.field]) : undefined;
+}
+
 /**
  * Creates a record of `resource` through the API as `options.key` (as the administrator when only
  * administrators may create the resource) and returns the answer's JSON.
@@ -154,8 +159,9 @@ export async function createRecord(server: TestServer, resource: Resource, optio
   const body = await buildCreateBody(server, resource, options, depth);
   if (!resource.operations.create) return seedRecord(server, resource, body);
   const key = resource.access.create === 'admin' ? undefined : options.key;
-  const answer = await server.request('POST', `/api/${resource.path}`, { body, key });
-  expect(answer.status, `POST /api/${resource.path} ${JSON.stringify(body)}: ${answer.text}`).toBe(201);
+  const path = `/api/${collectionPath(resource, parentIdOf(resource, body))}`;
+  const answer = await server.request('POST', path, { body, key });
+  expect(answer.status, `POST ${path} ${JSON.stringify(body)}: ${answer.text}`).toBe(201);
   return answer.body;
 }
 
@@ -214,7 +220,7 @@ async function seedRecord(server: TestServer, resource: Resource, body: Record<s
   const em = server.orm.em.fork();
   em.persist(em.create(resource.entity, row as never));
   await em.flush();
-  const answer = await server.request('GET', `/api/${resource.path}/${row.id}`);
+  const answer = await server.request('GET', `/api/${collectionPath(resource, parentIdOf(resource, body))}/${row.id}`);
   expect(answer.status, answer.text).toBe(200);
   return answer.body;
 }

@@ -40,6 +40,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** The key every test server seals organization secrets with (servers of one run share a database). */
+export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
+
 /** Limits high enough that suites which are not about rate limiting never meet them. */
 const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000 };
 
@@ -48,7 +51,7 @@ export async function startServer({ databaseUrl, ...options }: Partial<AppOption
   const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'));
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), ...options });
+  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, ...options });
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });
