@@ -9,14 +9,17 @@ import { accessLog } from './http/access-log';
 import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
+import { operations } from './model/operations';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
 import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
+import { operationRouter } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { listen } from './database/listener';
 import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
+import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
 
@@ -30,6 +33,8 @@ export interface AppOptions {
   authCacheSeconds?: number;
   /** The key that encrypts organization secrets (see config/secrets-key.ts). */
   secretsKey: Buffer;
+  /** DATA_LAKE_DIR. */
+  dataLakeDir: string;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -38,6 +43,7 @@ export function appOptions(config: AppConfig): AppOptions {
     jwt: jwtSettingsFromEnv(),
     authCacheSeconds: config.authCacheSeconds,
     secretsKey: loadSecretsKey(config.secretsKey, config.dataDir),
+    dataLakeDir: config.dataLakeDir,
   };
 }
 
@@ -54,7 +60,7 @@ export interface App {
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const reads = new ReadPool(orm.config.get('clientUrl')!, READ_POOL_SIZE);
-  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads, secrets: new SecretBox(options.secretsKey) });
+  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads, secrets: new SecretBox(options.secretsKey), lake: new DataLake(options.dataLakeDir) });
   // Every process drops its cached credentials when any process announces a change of access.
   const accessChanges = listen(orm.config.get('clientUrl')!, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
@@ -76,6 +82,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     res.json(openApi);
   });
   app.use(accountRouter());
+  app.use(operationRouter(operations, resources));
   for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
   app.use('/graphql', ...graphql.handler);
   app.use(notFoundHandler);

@@ -61,8 +61,11 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     expect(scalar).toMatchObject({ eventDetail: 42, dateTime, notified: true, project: { id: project.id } });
     const text = await rest(member, 'PUT', `/api/events/${scalar.id}`, 200, { eventDetail: 'done', notified: false });
     expect(text).toMatchObject({ eventDetail: 'done', notified: false, changeSequence: 1 });
-    const unnotified = await rest(member, 'GET', `/api/events?filter=${q(`projectId=='${project.id}';notified==false`)}`, 200);
+    const unnotified = await rest(member, 'GET', `/api/events?filter=${q(`projectId=='${project.id}';notified==false;eventType==custom_event`)}`, 200);
     expect(unnotified.content.map((e: any) => e.id).sort()).toEqual([event.id, scalar.id].sort());
+    // The server recorded the task's creation among the project's events too.
+    const recorded = await rest(member, 'GET', `/api/events?filter=${q(`projectId=='${project.id}';eventType==task_created`)}`, 200);
+    expect(recorded.content.map((e: any) => e.eventDetail)).toEqual([{ taskId: task.id }]);
     expect((await rest(member, 'POST', '/api/events', 400, { projectId: project.id })).details?.[0]?.field).toBe('eventType');
 
     await rest(member, 'DELETE', `/api/messages/${message.id}`, 204);

@@ -80,7 +80,7 @@ describe('task groups, task-group history, task activities, activity plans, acti
 
     const task = await createTask(server, project.id, {}, member.key);
     const activity = await rest(member, 'POST', '/api/task-activities', 201, { taskId: task.id, type: 'COMMENT', text: 'Looks good' });
-    expect(activity).toMatchObject({ taskId: task.id, type: 'COMMENT', text: 'Looks good', actorId: null, actorType: null, details: {} });
+    expect(activity).toMatchObject({ taskId: task.id, type: 'COMMENT', text: 'Looks good', actorId: member.id, actorType: 'API_KEY', details: {} });
     const put = await server.request('PUT', `/api/task-activities/${activity.id}`, { body: { text: 'Edited' }, key: member.key });
     expect(put.status, put.text).toBe(405);
     expect(put.body).toMatchObject({ error: 'Method Not Allowed', status: 405 });
@@ -114,12 +114,17 @@ describe('task groups, task-group history, task activities, activity plans, acti
     const refused = await rest(member, 'POST', '/api/task-activities', 400, { taskId: task.id, type: 'SHOUTED', text: 'x' });
     expect(refused.details?.[0]?.field).toBe('type');
     expect(refused.message).toContain('type');
-    const missing = await rest(member, 'POST', '/api/task-activities', 400, { taskId: task.id, text: 'x' });
-    expect(missing.details?.[0]?.field).toBe('type');
-    const actor = await rest(member, 'POST', '/api/task-activities', 400, { taskId: task.id, type: 'COMMENT', actorType: 'ROBOT' });
-    expect(actor.details?.[0]?.field).toBe('actorType');
+    const unnamed = await rest(member, 'POST', '/api/task-activities', 201, { taskId: task.id, text: 'x' });
+    expect(unnamed.type).toBe('COMMENT');
+    await rest(member, 'DELETE', `/api/task-activities/${unnamed.id}`, 204);
+    // The server writes the other types (and the actor): a client adds comments.
+    const serverType = await rest(member, 'POST', '/api/task-activities', 400, { taskId: task.id, type: 'LOCKED', text: 'x' });
+    expect(serverType.details?.[0]?.field).toBe('type');
+    const comment = await rest(member, 'POST', '/api/task-activities', 201, { taskId: task.id, type: 'COMMENT', text: 'Looks good', actorType: 'SYSTEM', actorId: 'someone' });
+    expect(comment).toMatchObject({ type: 'COMMENT', text: 'Looks good', actorType: 'API_KEY', actorId: member.id });
     const listed = await rest(member, 'GET', `/api/task-activities?filter=${q(`taskId==${task.id}`)}`, 200);
-    expect(listed.totalElements).toBe(0);
+    // Newest first: the comment, then the CREATED activity of the task.
+    expect(listed.content.map((a: any) => a.type)).toEqual(['COMMENT', 'CREATED']);
   });
 
   it('lets administrators write models and every member read them', async () => {

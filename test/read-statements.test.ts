@@ -127,13 +127,14 @@ describe('writes', () => {
 
   it('create a project-scoped row checking its parent once, in one INSERT', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
-    await createTask(server, project.id, {}, member.key);
+    await server.request('POST', '/api/workspaces', { body: { projectId: project.id, name: 'warm-up' }, key: member.key });
     const recorded = await server.fewestQueries(async () => {
-      const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'counted' }, key: member.key });
+      const answer = await server.request('POST', '/api/workspaces', { body: { projectId: project.id, name: 'counted' }, key: member.key });
       expect(answer.status, answer.text).toBe(201);
     });
-    // The project is read once (live, visible, with the organization the task joins), then one INSERT,
-    // a transaction in itself: a task has no rules that write anything else.
+    // The project is read once (live, visible, with the organization the workspace joins), then one
+    // INSERT, a transaction in itself: a workspace has no rules that write anything else (a task has:
+    // its activity and event, in a transaction).
     expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['select', 'insert']);
     expect(recorded[0].text).toContain('"__organization"');
     expect(recorded[0].params).toContain(project.id);

@@ -4,7 +4,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
 import { UnauthenticatedError } from '../errors/api-error';
-import { RequestContext, type Actor } from '../services/context';
+import { RequestContext, type Actor, type Credential } from '../services/context';
 import type { Services } from '../services/services';
 import { hashApiKey } from './api-keys';
 import { readCredentials } from './credentials';
@@ -67,7 +67,7 @@ export class Authenticator {
           return { rateKey: anonymous, refusal: 'the API key does not belong to that email' };
         }
         await recordUse(em, owner);
-        return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, owner.tokenId) };
+        return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, credentials.kind === 'basic' ? 'basic' : 'api-key', owner.tokenId) };
       }
       case 'bearer': {
         let claims: JWTPayload;
@@ -80,13 +80,13 @@ export class Authenticator {
         const user = claims.sub ? await this.services.accessCache.get(`subject:${claims.sub}`, find) : await find();
         if (!user) return { rateKey: `sub:${claims.sub}`, claims, refusal: 'no user matches this token yet: call POST /api/account/callback' };
         if (!user.active) return { rateKey: `user:${user.id}`, refusal: 'this user is deactivated' };
-        return { rateKey: `user:${user.id}`, claims, context: this.context(em, user) };
+        return { rateKey: `user:${user.id}`, claims, context: this.context(em, user, 'bearer') };
       }
     }
   }
 
-  private context(em: EntityManager, user: PlatformUser, accessTokenId?: string): RequestContext {
-    const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), accessTokenId };
+  private context(em: EntityManager, user: PlatformUser, credential: Credential, accessTokenId?: string): RequestContext {
+    const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), credential, accessTokenId };
     return new RequestContext(em, actor, this.services);
   }
 

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
 
@@ -12,6 +14,8 @@ export interface AppConfig {
   dataDir: string;
   /** How long credentials and memberships may be reused (0 to 30 seconds). */
   authCacheSeconds: number;
+  /** DATA_LAKE_DIR: where data-lake records (task-locks/ ...) are written. */
+  dataLakeDir: string;
   /** SECRETS_KEY: base64 of the 32-byte key that encrypts organization secrets (else kept in the data folder). */
   secretsKey?: string;
 }
@@ -43,5 +47,6 @@ export function loadConfig(): AppConfig {
     dataDir: process.env.DATA_DIR || '.data',
     authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
     secretsKey: process.env.SECRETS_KEY || undefined,
+    dataLakeDir: process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
   };
 }

@@ -12,16 +12,16 @@ export class TaskActivity extends BaseEntity {
   @Attr.reference(() => Task, { required: true, writable: 'create', inverse: 'activities', onDelete: 'cascade' })
   taskId!: string;
 
-  @Attr.enum(TaskActivityType, { required: true })
+  @Attr.enum(TaskActivityType, { default: 'COMMENT', description: 'Clients write COMMENT (the default); the server writes the others' })
   type!: string;
 
   @Attr.string({ searchable: true })
   text!: string;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ nullable: true, writable: 'never', description: 'The user who did it (the caller)' })
   actorId?: string | null;
 
-  @Attr.enum(DocumentActorType, { nullable: true })
+  @Attr.enum(DocumentActorType, { nullable: true, writable: 'never', description: 'USER (bearer, Basic), API_KEY or SYSTEM' })
   actorType?: string | null;
 
   @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })

@@ -338,6 +338,7 @@ export const resources: Resource[] = [
     scope: { kind: 'organization', path: 'taskId.projectId.organizationId' },
     delete: hardDelete,
     operations: { update: false },
+    order: 'newest-first',
   }),
   defineResource({
     path: 'activity-plans',

@@ -31,6 +31,9 @@ export type DeleteMode =
 
 export type Paging = 'zero-based' | 'one-based';
 
+/** The order of a list that names none: oldest first, or newest first (task activities). */
+export type DefaultOrder = 'oldest-first' | 'newest-first';
+
 /** Who may read the rows of an organization's resource: its members, or its owners alone (secrets). */
 export type Reader = 'member' | 'owner';
 
@@ -52,6 +55,8 @@ export interface ResourceOptions<T extends object> {
   listName?: string;
   /** Who may read the rows (default: members of the row's organization). */
   readers?: Reader;
+  /** The order of a list that names no sort (default: oldest first). */
+  order?: DefaultOrder;
   entity: EntityClass<T>;
   scope: TenantScope;
   delete: DeleteMode;
@@ -87,6 +92,7 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
     paging: 'zero-based',
     affectsAccess: false,
     readers: 'member',
+    order: 'oldest-first',
     listName: camelCase(options.path),
     ...options,
     access: { create: 'member', update: 'member', delete: 'member', ...options.access },

@@ -1,6 +1,8 @@
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
+import { argumentSchema, type DomainOperation } from '../model/operation';
+import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { entitySchema, requestSchema } from './field-schemas';
 
@@ -149,6 +151,29 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
   };
 }
 
+/** A domain operation's OpenAPI operation: its id, the row its path names, its body and its answers. */
+function operationPath(operation: DomainOperation): Operation {
+  const answer = 'entity' in operation.answer ? ref(operation.answer.entity.name) : ref(operation.answer.schema);
+  const properties = Object.fromEntries(operation.body.map((a) => [a.name, argumentSchema(a)]));
+  const required = operation.body.filter((a) => a.required).map((a) => a.name);
+  const body = { type: 'object', properties, ...(required.length ? { required } : {}) };
+  return {
+    tags: [operation.tag],
+    operationId: operation.operationId,
+    summary: operation.summary,
+    ...(operation.path.includes('{id}') ? { parameters: [idParameter] } : {}),
+    ...(operation.body.length || !operation.bodyOptional ? { requestBody: { required: !operation.bodyOptional, content: json(body) } } : {}),
+    responses: { [String(operation.status)]: ok('Done', answer), ...errors(...operation.errors) },
+  };
+}
+
+/** The paths of the domain operations (two operations may share a path with different methods). */
+function operationPaths(operations: readonly DomainOperation[]): Record<string, Record<string, Operation>> {
+  const paths: Record<string, Record<string, Operation>> = {};
+  for (const operation of operations) (paths[`/api/${operation.path}`] ??= {})[operation.method] = operationPath(operation);
+  return paths;
+}
+
 function pageSchema(name: string): JsonSchema {
   const int32 = { type: 'integer', format: 'int32' };
   return {
@@ -231,6 +256,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     tags: resources.map((r) => ({ name: tagOf(r) })),
     paths: {
       ...Object.assign({}, ...resources.map(resourcePaths)),
+      ...operationPaths(operations),
       '/v3/api-docs': {
         get: {
           tags: ['meta'],

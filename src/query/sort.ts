@@ -1,3 +1,4 @@
+import type { DefaultOrder } from '../model/resource';
 import type { EntityClass, QueryOrderMap } from '@mikro-orm/core';
 import { BadRequestError } from '../errors/api-error';
 import { unstorableText } from '../model/text';
@@ -35,9 +36,11 @@ function parseTerm(entity: EntityClass<object>, term: string): SortTerm {
   return { path, direction: lower };
 }
 
-/** ORM order clauses for the terms, ending with the id so that pages never overlap. */
-export function toOrderBy(entity: EntityClass<object>, terms: SortTerm[]): QueryOrderMap<object>[] {
+/** ORM order clauses for the terms (or the default order), ending with the id so that pages never overlap. */
+export function toOrderBy(entity: EntityClass<object>, terms: SortTerm[], order: DefaultOrder = 'oldest-first'): QueryOrderMap<object>[] {
   const clauses = terms.map((t) => nest(resolveFieldPath(entity, t.path, 'sort').properties, t.direction) as QueryOrderMap<object>);
-  const defaults = terms.length ? [] : [{ createdOn: 'asc' } as QueryOrderMap<object>];
-  return [...clauses, ...defaults, { id: 'asc' } as QueryOrderMap<object>];
+  // Both columns in one direction: the (created_on, id) index serves either order.
+  const direction = terms.length === 0 && order === 'newest-first' ? 'desc' : 'asc';
+  const defaults = terms.length ? [] : [{ createdOn: direction } as QueryOrderMap<object>];
+  return [...clauses, ...defaults, { id: direction } as QueryOrderMap<object>];
 }

@@ -4,10 +4,16 @@ import { Loaders } from './loaders';
 import type { Services } from './services';
 import type { Memberships } from './tenancy';
 
+/** How a user proved who they are. */
+export type Credential = 'api-key' | 'basic' | 'bearer';
+
 /** Who is asking. Every service call carries one; permissions are decided from it alone. */
 export type Actor =
-  | { kind: 'user'; user: PlatformUser; isAdmin: boolean; accessTokenId?: string }
+  | { kind: 'user'; user: PlatformUser; isAdmin: boolean; credential: Credential; accessTokenId?: string }
   | { kind: 'system' };
+
+/** How records written on an actor's behalf name its kind (DocumentActorType): bearer and Basic callers are users. */
+export type ActorType = 'USER' | 'API_KEY' | 'SYSTEM';
 
 /** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
 export class RequestContext {
@@ -31,9 +37,21 @@ export class RequestContext {
     return this.actor.kind === 'user' ? this.actor.user : undefined;
   }
 
+  get actorType(): ActorType {
+    if (this.actor.kind === 'system') return 'SYSTEM';
+    return this.actor.credential === 'api-key' ? 'API_KEY' : 'USER';
+  }
+
   /** The same unit of work acting as the system, for rows a rule creates on the caller's behalf. */
   asSystem(): RequestContext {
     return new RequestContext(this.em, { kind: 'system' }, this.services);
+  }
+
+  /** The same caller on another unit of work (a savepoint inside a transaction). */
+  withEntityManager(em: EntityManager): RequestContext {
+    const other = new RequestContext(em, this.actor, this.services);
+    other.memberships = this.memberships;
+    return other;
   }
 
   /** Runs `work` in one database transaction: everything it wrote is kept, or nothing is. */

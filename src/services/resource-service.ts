@@ -251,15 +251,42 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const effective = changedValues(entity as Row, changes);
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);
-      Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
-      this.refreshSearchText(effective, entity as Row);
-      // One UPDATE of exactly the changed columns; the unit of work has nothing left to compare.
-      await tx.em.nativeUpdate(this.entity, { id: entity.id } as FilterQuery<T>, effective as never);
-      // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
-      if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
-      await this.announce(tx);
-      return { ...entity, ...effective } as T;
+      return this.write(tx, entity, effective);
     });
+  }
+
+  /**
+   * A change the server decides (lock, status ...) rather than a body: the row is locked for the write as
+   * an update's is (400, 404, 403), `decide` answers the changes or refuses, and they are written with
+   * the next changeSequence in the same transaction, where `decide` may write other rows too.
+   */
+  async modify(ctx: RequestContext, id: string, decide: (tx: RequestContext, row: T) => Promise<Partial<T>>): Promise<T> {
+    return ctx.transaction(async (tx) => {
+      const entity = await this.lockForWrite(tx, id, 'update');
+      const effective = changedValues(entity as Row, (await decide(tx, entity)) as Record<string, unknown>);
+      if (Object.keys(effective).length === 0) return entity;
+      await this.assertReferencesExist(tx, effective, entity as Row);
+      return this.write(tx, entity, effective);
+    });
+  }
+
+  /** One UPDATE of exactly the changed columns, with the next changeSequence; the unit of work has nothing left to compare. */
+  private async write(tx: RequestContext, entity: T, effective: Record<string, unknown>): Promise<T> {
+    Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
+    this.refreshSearchText(effective, entity as Row);
+    await tx.em.nativeUpdate(this.entity, { id: entity.id } as FilterQuery<T>, effective as never);
+    // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
+    if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
+    await this.announce(tx);
+    return { ...entity, ...effective } as T;
+  }
+
+  /**
+   * A row the server writes itself on a caller's behalf (a task activity, a platform event): no body
+   * to parse and no permission to check, in the caller's transaction when there is one.
+   */
+  record(ctx: RequestContext, values: Partial<T>): Promise<T> {
+    return this.insert(ctx, { ...values });
   }
 
   async delete(ctx: RequestContext, id: string, parentId?: string): Promise<void> {
@@ -367,7 +394,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * related row, null elsewhere, as filters do: the order reveals nothing of rows they may not read.
    */
   private async visibleOrder(ctx: RequestContext, sort: SortTerm[]): Promise<unknown[]> {
-    const clauses: unknown[] = toOrderBy(this.entity, sort);
+    const clauses: unknown[] = toOrderBy(this.entity, sort, this.resource.order);
     if (ctx.isAdmin) return clauses;
     const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
     const mine = await memberships(ctx);

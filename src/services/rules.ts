@@ -19,6 +19,8 @@ import {
   PlatformUser,
   Project,
   Prompt,
+  Task,
+  TaskActivity,
   TaskStatus,
   TaskTemplate,
   Team,
@@ -33,6 +35,8 @@ import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
 import type { ResourceRules, ResourceWithRules } from './resource-rules';
 import { scopedSlugRules } from './slugs';
+import { taskActivityRules } from './task-activities';
+import { taskRules } from './tasks';
 import { userRules } from './users';
 
 type RulesEntry = [EntityClass<object>, ResourceRules<object>];
@@ -55,6 +59,8 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Team, teamRules),
   rulesOf(TeamMember, teamMemberRules),
   rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
+  rulesOf(Task, taskRules),
+  rulesOf(TaskActivity, taskActivityRules),
   rulesOf(TaskStatus, scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' })),
   rulesOf(DataDefinition, scopedSlugRules({ entity: DataDefinition, source: 'name', scopeField: 'organizationId', fallback: 'data-definition' })),
   rulesOf(AgentRuntime, scopedSlugRules({ entity: AgentRuntime, source: 'name', scopeField: 'organizationId', fallback: 'agent-runtime' })),

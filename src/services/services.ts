@@ -5,6 +5,7 @@ import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
+import type { DataLake } from './data-lake';
 import type { SecretBox } from './secret-box';
 import { withRules } from './rules';
 
@@ -22,10 +23,14 @@ export class Services {
   /** Seals organization secrets; without it (tools that never write one) a secret cannot be stored. */
   readonly secrets?: SecretBox;
 
-  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox } = {}) {
+  /** Where records for analytics go (task locks); without it (tools), none are written. */
+  readonly lake?: DataLake;
+
+  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake } = {}) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = options.reads;
     this.secrets = options.secrets;
+    this.lake = options.lake;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);
@@ -39,7 +44,7 @@ export class Services {
     return service;
   }
 
-  forEntity(entity: EntityClass<object>): ResourceService | undefined {
-    return this.byEntity.get(entity);
+  forEntity<T extends object>(entity: EntityClass<T>): ResourceService<T & BaseEntity> | undefined {
+    return this.byEntity.get(entity) as ResourceService<T & BaseEntity> | undefined;
   }
 }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -43,6 +45,9 @@ export interface TestServer {
 /** The key every test server seals organization secrets with (servers of one run share a database). */
 export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 
+/** Where test servers write data-lake records unless a suite names its own folder. */
+export const TEST_DATA_LAKE_DIR = join(tmpdir(), `platform-test-lake-${process.pid}`);
+
 /** Limits high enough that suites which are not about rate limiting never meet them. */
 const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000 };
 
@@ -51,7 +56,7 @@ export async function startServer({ databaseUrl, ...options }: Partial<AppOption
   const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'));
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, ...options });
+  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, dataLakeDir: TEST_DATA_LAKE_DIR, ...options });
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });

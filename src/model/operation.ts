@@ -1,0 +1,50 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { JsonSchema } from './fields';
+
+/**
+ * A domain operation beyond list/get/create/update/delete (`PUT /api/tasks/{id}/lock`): declared once,
+ * served as a REST route, a GraphQL mutation named by its `operationId` and an OpenAPI operation. Its
+ * behaviour is the service method services/operations.ts binds to the same `operationId`.
+ */
+export interface DomainOperation {
+  /** OpenAPI operationId and GraphQL mutation name, e.g. `lockTask`. */
+  operationId: string;
+  method: 'put' | 'post' | 'delete';
+  /** Path under /api; `{id}` names the row the operation acts on (GraphQL argument `id: ID!`). */
+  path: string;
+  /** OpenAPI tag: the collection the operation belongs to. */
+  tag: string;
+  summary: string;
+  /** The fields of the JSON body, also the GraphQL arguments beside `id`. */
+  body: OperationArgument[];
+  /** The body may be absent (`PUT /api/tasks/{id}/lock`). */
+  bodyOptional?: boolean;
+  /** What it answers: a resource's entity (as the resource's REST JSON and GraphQL type) or a shape of its own. */
+  answer: { entity: EntityClass<object> } | { schema: string; graphql: () => Function };
+  /** Success status. */
+  status: 200 | 201 | 202;
+  /** Error statuses beyond 401, 403 and 429 (which every operation may answer). */
+  errors: ('400' | '404' | '409')[];
+}
+
+export type ArgumentKind = 'id' | 'string' | 'json' | 'jsonArray';
+
+export interface OperationArgument {
+  name: string;
+  kind: ArgumentKind;
+  required?: boolean;
+  description?: string;
+  /** Accepted in REST bodies only (an alias such as a DocumentStatus object's `id`). */
+  restOnly?: boolean;
+}
+
+/** `{ "reason": ... }`: the arguments' JSON Schema as OpenAPI lists it. */
+export function argumentSchema(argument: OperationArgument): JsonSchema {
+  const base: Record<string, JsonSchema> = {
+    id: { type: 'string', format: 'uuid' },
+    string: { type: 'string' },
+    json: { type: 'object', additionalProperties: true },
+    jsonArray: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  };
+  return { ...base[argument.kind], ...(argument.required ? {} : { nullable: true }), ...(argument.description ? { description: argument.description } : {}) };
+}

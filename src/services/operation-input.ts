@@ -1,0 +1,44 @@
+import { BadRequestError, type FieldIssue } from '../errors/api-error';
+import type { DomainOperation } from '../model/operation';
+import { unstorableText } from '../model/text';
+import { isUuid } from '../model/uuid';
+import { isPlainObject } from './input';
+
+/**
+ * The body of a domain operation checked against its declared arguments: an object (or nothing, where
+ * the operation needs none), each declared argument of its kind (400 naming it). Undeclared keys are
+ * left for the operation (a DocumentStatus body carries more than the `id` read from it).
+ */
+export function parseOperationInput(operation: DomainOperation, body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null || body === '') {
+    if (operation.bodyOptional || operation.body.every((a) => !a.required)) return {};
+    throw new BadRequestError('request body must be a JSON object');
+  }
+  if (!isPlainObject(body)) throw new BadRequestError('request body must be a JSON object');
+  const issues: FieldIssue[] = [];
+  for (const argument of operation.body) {
+    const value = body[argument.name];
+    if (value === undefined || value === null) {
+      if (argument.required) issues.push({ field: argument.name, message: 'is required' });
+      continue;
+    }
+    const problem = kindProblem(argument.kind, value);
+    if (problem) issues.push({ field: argument.name, message: problem });
+  }
+  if (issues.length) throw BadRequestError.forFields(issues);
+  return body;
+}
+
+function kindProblem(kind: DomainOperation['body'][number]['kind'], value: unknown): string | undefined {
+  switch (kind) {
+    case 'id':
+      return typeof value === 'string' && isUuid(value) ? undefined : 'must be a UUID';
+    case 'string':
+      if (typeof value !== 'string') return 'must be a string';
+      return unstorableText(value);
+    case 'json':
+      return isPlainObject(value) ? undefined : 'must be a JSON object';
+    case 'jsonArray':
+      return Array.isArray(value) ? undefined : 'must be an array';
+  }
+}
