@@ -275,6 +275,28 @@ describe('events in the transaction of their change', () => {
   });
 });
 
+describe('changes through the collection itself', () => {
+  it('records a status changed by PUT /api/tasks/{id} like the status operation (activity and event), and nothing when it is unchanged', async () => {
+    const task = await newTask({ statusSlug: 'open' });
+    await rest(member, 'PUT', `/api/tasks/${task.id}`, 200, { statusSlug: 'done' });
+    await rest(member, 'PUT', `/api/tasks/${task.id}`, 200, { statusSlug: 'done', title: 'Same status' });
+    const changes = (await activitiesOf(task.id)).filter((a) => a.type === 'STATUS_CHANGED');
+    expect(changes.map((a) => [a.text, a.details])).toEqual([['Status changed from open to done', { from: 'open', to: 'done' }]]);
+    expect((await eventsOf(task.id)).filter((e) => e.eventType === 'task_status_changed').map((e) => e.eventDetail)).toEqual([{ taskId: task.id, from: 'open', to: 'done' }]);
+  });
+
+  it('records knowledge_set_updated when a knowledge set of a project changes, and no event for one without a project', async () => {
+    const inProject = await rest(member, 'POST', '/api/knowledge-sets', 201, { name: unique('KS'), organizationId, projectId });
+    const loose = await rest(member, 'POST', '/api/knowledge-sets', 201, { name: unique('KS'), organizationId });
+    await rest(member, 'PUT', `/api/knowledge-sets/${inProject.id}`, 200, { name: unique('KS renamed') });
+    await rest(member, 'PUT', `/api/knowledge-sets/${loose.id}`, 200, { name: unique('KS renamed') });
+    await rest(member, 'PUT', `/api/knowledge-sets/${inProject.id}`, 200, {}); // nothing changes: no event
+    const events = await rest(member, 'GET', `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==knowledge_set_updated`)}&pageSize=100`, 200);
+    const forSets = events.content.filter((e: any) => [inProject.id, loose.id].includes(e.eventDetail.knowledgeSetId));
+    expect(forSets.map((e: any) => e.eventDetail)).toEqual([{ knowledgeSetId: inProject.id }]);
+  });
+});
+
 describe('GraphQL', () => {
   it('serves lockTask, unlockTask and setTaskStatus with the REST rules', async () => {
     const task = await newTask();

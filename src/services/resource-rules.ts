@@ -18,6 +18,8 @@ export interface ResourceRules<T extends object> {
   beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, sent: Partial<T>): Promise<void>;
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
+  /** React to an update once it is written (`changes`: the columns it changed); not called when nothing changed. */
+  afterUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>): Promise<void>;
   /** Refuse a delete that would break an invariant. */
   beforeDelete?(ctx: RequestContext, entity: T): Promise<void>;
 }

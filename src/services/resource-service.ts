@@ -251,7 +251,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const effective = changedValues(entity as Row, changes);
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);
-      return this.write(tx, entity, effective);
+      const updated = await this.write(tx, entity, effective);
+      await this.resource.rules.afterUpdate?.(tx, updated, effective as Partial<T>);
+      return updated;
     });
   }
 

@@ -14,6 +14,7 @@ import {
   DocumentFamily,
   DocumentStatus,
   DocumentStore,
+  KnowledgeSet,
   Organization,
   OrganizationSecret,
   PlatformUser,
@@ -29,6 +30,7 @@ import {
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
+import { knowledgeSetRules } from './knowledge-sets';
 import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
@@ -77,6 +79,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DocumentFamily, documentFamilyRules),
   rulesOf(Assistant, assistantRules),
   rulesOf(DataForm, dataFormRules),
+  rulesOf(KnowledgeSet, knowledgeSetRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */

@@ -24,6 +24,8 @@ export const taskRules: ResourceRules<Task> = {
     await recordEvent(tx, task.projectId, 'task_created', { taskId: task.id });
   },
   async beforeUpdate(tx, task, changes) {
+    // `changes` holds only what differs from the row, and a non-empty change is written.
+    if ('statusSlug' in changes) await recordStatusChange(tx, task, changes.statusSlug ?? null);
     if (!('assigneeId' in changes)) return;
     if (task.locked) throw new ConflictError('task is locked');
     await recordTaskActivity(tx, task.id, 'ASSIGNED', changes.assigneeId ? `Task assigned to ${changes.assigneeId}` : 'Task unassigned', {
@@ -32,6 +34,13 @@ export const taskRules: ResourceRules<Task> = {
     });
   },
 };
+
+/** The STATUS_CHANGED activity and the task_status_changed event of a change of statusSlug. */
+async function recordStatusChange(tx: RequestContext, task: Task, to: string | null): Promise<void> {
+  const from = task.statusSlug ?? null;
+  await recordTaskActivity(tx, task.id, 'STATUS_CHANGED', `Status changed from ${from ?? 'none'} to ${to ?? 'none'}`, { from: from ?? 'none', to: to ?? 'none' });
+  await recordEvent(tx, task.projectId, 'task_status_changed', { taskId: task.id, from, to });
+}
 
 /** PUT /api/tasks/{id}/lock: 409 when already locked; the data-lake record follows the commit. */
 export async function lockTask(ctx: RequestContext, id: string): Promise<Task> {
@@ -64,10 +73,8 @@ export async function setTaskStatus(ctx: RequestContext, id: string, input: Reco
   return tasks(ctx).modify(ctx, id, async (tx, task) => {
     const organizationId = await organizationOfProject(tx, task.projectId);
     const status = statusId !== undefined ? await statusById(tx, statusId, organizationId) : await statusBySlug(tx, slug!, organizationId);
-    const from = task.statusSlug ?? null;
-    if (from === status.slug) return {};
-    await recordTaskActivity(tx, task.id, 'STATUS_CHANGED', `Status changed from ${from ?? 'none'} to ${status.slug}`, { from: from ?? 'none', to: status.slug });
-    await recordEvent(tx, task.projectId, 'task_status_changed', { taskId: task.id, from, to: status.slug });
+    if ((task.statusSlug ?? null) === status.slug) return {};
+    await recordStatusChange(tx, task, status.slug);
     return { statusSlug: status.slug };
   });
 }
