@@ -1,23 +1,42 @@
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import type pg from 'pg';
 import { countStatement } from './query-counter';
 import type { PreparedStatement } from './read-pool';
+
+/** What the ORM's query builder (knex) exposes of its connections: `pg` clients, from its pool or held by a transaction. */
+interface ConnectionSource {
+  acquireConnection(): Promise<pg.ClientBase>;
+  releaseConnection(connection: pg.ClientBase): Promise<unknown>;
+}
 
 /**
  * Runs a prepared statement (`$n` parameters) on the ORM's connection, inside the EntityManager's
  * transaction when it has one: parsed and planned once per connection, then only executed. Arrays are
  * bound as PostgreSQL array literals, so they may hold only UUIDs (what the statements bind).
  */
-export async function runPreparedInTransaction<R>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+export function runPreparedInTransaction<R>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+  return runOnConnection<R>(
+    em,
+    statement,
+    values.map((value) => (Array.isArray(value) ? `{${value.join(',')}}` : value)),
+  );
+}
+
+/**
+ * Runs a statement with `$n` parameters, its values bound as they are, on the ORM's connection (the
+ * transaction's, when the EntityManager has one) straight through `pg`; named, it is parsed and planned
+ * once per connection. Counted like every statement.
+ */
+export async function runOnConnection<R>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
   countStatement(statement.text, values);
-  const bound: Knex.RawBinding[] = [];
-  // The query builder's placeholders are `?`, numbered again in order when sent.
-  const text = statement.text.replace(/\$(\d+)/g, (_, n: string) => {
-    const value = values[Number(n) - 1];
-    bound.push((Array.isArray(value) ? `{${value.join(',')}}` : value) as Knex.RawBinding);
-    return '?';
-  });
-  const query = em.getKnex().raw(text, bound).options({ name: statement.name });
   const transaction = em.getTransactionContext<Knex.Transaction>();
-  const result = (await (transaction ? query.transacting(transaction) : query)) as { rows: R[] };
-  return result.rows;
+  const source = (transaction ?? em.getKnex()).client as unknown as ConnectionSource;
+  const connection = await source.acquireConnection();
+  try {
+    const result = await connection.query({ name: statement.name || undefined, text: statement.text, values });
+    return result.rows as R[];
+  } finally {
+    // A transaction's connection stays with the transaction until it ends.
+    if (!transaction) await source.releaseConnection(connection);
+  }
 }
