@@ -9,6 +9,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
+import { insertRow, storedRow, updateRow } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
@@ -235,14 +236,15 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     this.completeServerFields(values);
     Object.assign(values, { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
     this.refreshSearchText(values);
-    await ctx.em.insert(this.entity, this.storedValues(ctx, values) as never);
+    await insertRow(ctx.em, this.entity, this.storedValues(ctx, values));
     return values as T;
   }
 
   async update(ctx: RequestContext, id: string, body: unknown, parentId?: string): Promise<T> {
     const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
     return ctx.transaction(async (tx) => {
-      const entity = await this.underParent(tx, id, parentId, () => this.lockForWrite(tx, id, 'update'));
+      // The row as stored, to compare, hand to the rules and answer; the UPDATE below is the only write.
+      const entity = await this.underParent(tx, id, parentId, async () => storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T);
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
@@ -264,7 +266,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   async modify(ctx: RequestContext, id: string, decide: (tx: RequestContext, row: T) => Promise<Partial<T>>): Promise<T> {
     return ctx.transaction(async (tx) => {
-      const entity = await this.lockForWrite(tx, id, 'update');
+      const entity = storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T;
       const effective = changedValues(entity as Row, (await decide(tx, entity)) as Record<string, unknown>);
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);
@@ -272,11 +274,11 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     });
   }
 
-  /** One UPDATE of exactly the changed columns, with the next changeSequence; the unit of work has nothing left to compare. */
+  /** One prepared UPDATE of exactly the changed columns, with the next changeSequence; the unit of work has nothing to compare. */
   private async write(tx: RequestContext, entity: T, effective: Record<string, unknown>): Promise<T> {
     Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
     this.refreshSearchText(effective, entity as Row);
-    await tx.em.nativeUpdate(this.entity, { id: entity.id } as FilterQuery<T>, effective as never);
+    await updateRow(tx.em, this.entity, entity.id, effective);
     // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
     if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
     await this.announce(tx);
@@ -293,7 +295,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   async delete(ctx: RequestContext, id: string, parentId?: string): Promise<void> {
     await ctx.transaction(async (tx) => {
-      const entity = (await this.underParent(tx, id, parentId, () => this.lockForWrite(tx, id, 'delete'))) as Row;
+      const entity = (await this.underParent(tx, id, parentId, async () => tx.em.map(this.entity, (await this.lockForWrite(tx, id, 'delete')) as never) as T)) as Row;
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
@@ -432,16 +434,16 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /**
-   * The row, locked for the write, in one statement when the caller may see and write it (FOR UPDATE of
-   * the row alone: the joined parents are only read); otherwise the refusal: 400, 404 or 403.
+   * The row (its columns), locked for the write, in one statement when the caller may see and write it
+   * (FOR UPDATE of the row alone: the joined parents are only read); otherwise the refusal: 400, 404 or 403.
    */
-  private async lockForWrite(ctx: RequestContext, id: string, action: WriteAction): Promise<T> {
+  private async lockForWrite(ctx: RequestContext, id: string, action: WriteAction): Promise<Record<string, unknown>> {
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
     // Refuses at once a caller who may not write the resource at all.
     await writableRows(ctx, this.resource, action);
     const statement = this.itemStatement(ctx, 'lock', action);
     const [row] = await runPreparedInTransaction<Row>(ctx.em, statement, await this.itemValues(ctx, statement, id));
-    if (row) return ctx.em.map(this.entity, row as never);
+    if (row) return row;
     await this.findVisible(ctx, id);
     throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);
   }

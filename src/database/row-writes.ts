@@ -1,0 +1,107 @@
+import { ReferenceKind, type EntityClass, type EntityMetadata } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { runOnConnection } from './prepared-in-transaction';
+import type { PreparedStatement } from './read-pool';
+
+/**
+ * The hot writes of one row (an UPDATE of the changed columns, an INSERT of a new row) as prepared
+ * statements with bound parameters, written from the ORM's metadata: the same table, columns and
+ * values (converted by the ORM's types) as `em.nativeUpdate` and `em.insert` send, without building a
+ * query for every request. They run on the EntityManager's connection, inside its transaction when it
+ * has one. Entities whose columns the ORM writes through SQL expressions, or that have version or
+ * generated columns, keep going through the ORM.
+ */
+
+/** How many distinct write texts are prepared by name (per process, and so per connection at most). */
+const MAX_NAMED_TEXTS = 200;
+const names = new Map<string, string>();
+
+function statementOf(text: string): PreparedStatement {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED_TEXTS) {
+    name = `write-${names.size}`;
+    names.set(text, name);
+  }
+  // Without a name, the text is planned anew each time (as the ORM's own statements are).
+  return { name: name ?? '', text };
+}
+
+/** Whether the ORM writes every column of the entity as a plain bound value. */
+const plainWrites = new WeakMap<EntityMetadata, boolean>();
+
+function writesPlainly(meta: EntityMetadata): boolean {
+  let plain = plainWrites.get(meta);
+  if (plain === undefined) {
+    plain = meta.primaryKeys.length === 1 && !meta.props.some((p) => p.hasConvertToDatabaseValueSQL || p.version || (p.generated && !p.primary) || p.embeddedProps);
+    plainWrites.set(meta, plain);
+  }
+  return plain;
+}
+
+/** The columns and database values of `values` (property names), as the ORM converts them; undefined when one is not a plain value. */
+function columnValues(em: EntityManager, meta: EntityMetadata, values: Record<string, unknown>): [string, unknown][] | undefined {
+  const mapped = em.getDriver().mapDataToFieldNames(values, true, meta.properties, true);
+  const platform = em.getPlatform();
+  const entries = Object.entries(mapped).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return entries.some(([, value]) => platform.isRaw(value)) ? undefined : entries;
+}
+
+async function run(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<void> {
+  try {
+    await runOnConnection(em, statement, values);
+  } catch (error) {
+    // The same exceptions as the ORM's own writes (unique, foreign key and not-null violations ...).
+    throw em.getDriver().convertException(error as Error);
+  }
+}
+
+/** UPDATE of the given properties of the row whose primary key is `id`. */
+export async function updateRow(em: EntityManager, entity: EntityClass<object>, id: string, values: Record<string, unknown>): Promise<void> {
+  const meta = em.getMetadata().get(entity.name);
+  const columns = writesPlainly(meta) ? columnValues(em, meta, values) : undefined;
+  if (!columns) {
+    await em.nativeUpdate(entity, { [meta.primaryKeys[0]]: id }, values);
+    return;
+  }
+  if (columns.length === 0) return;
+  const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+  const assignments = columns.map(([column], index) => `${quote(column)} = $${index + 2}`);
+  const key = meta.properties[meta.primaryKeys[0]].fieldNames[0];
+  const text = `update ${quote(meta.tableName)} set ${assignments.join(', ')} where ${quote(key)} = $1`;
+  await run(em, statementOf(text), [id, ...columns.map(([, value]) => value)]);
+}
+
+/** INSERT of one row with the given properties. */
+export async function insertRow(em: EntityManager, entity: EntityClass<object>, values: Record<string, unknown>): Promise<void> {
+  const meta = em.getMetadata().get(entity.name);
+  const columns = writesPlainly(meta) ? columnValues(em, meta, values) : undefined;
+  if (!columns || columns.length === 0) {
+    await em.insert(entity, values);
+    return;
+  }
+  const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+  const text = `insert into ${quote(meta.tableName)} (${columns.map(([column]) => quote(column)).join(', ')}) values (${columns
+    .map((_, index) => `$${index + 1}`)
+    .join(', ')})`;
+  await run(em, statementOf(text), columns.map(([, value]) => value));
+}
+
+/**
+ * A row read with the table's columns (`select *`), as the entity's properties with the values the ORM
+ * hydrates (times as dates, JSON parsed ...), without making it a managed entity: for rows that are
+ * read to be compared and answered, not flushed.
+ */
+export function storedRow<T extends object>(em: EntityManager, entity: EntityClass<T>, row: Record<string, unknown>): T {
+  const meta = em.getMetadata().get(entity.name);
+  // Relations are the ORM's to hydrate (no entity here has any: references are plain id columns).
+  if (meta.props.some((prop) => prop.kind !== ReferenceKind.SCALAR)) return em.map(entity, row as never);
+  const platform = em.getPlatform();
+  const data = em.getDriver().mapResult(row, meta) as Record<string, unknown>;
+  for (const prop of meta.props) {
+    const value = data[prop.name];
+    if (value === null || value === undefined) continue;
+    if (prop.customType) data[prop.name] = prop.customType.convertToJSValue(value, platform, { mode: 'serialization' });
+    else if (prop.runtimeType === 'boolean') data[prop.name] = !!value;
+  }
+  return data as T;
+}
