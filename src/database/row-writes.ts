@@ -86,6 +86,22 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
   await run(em, statementOf(text), columns.map(([, value]) => value));
 }
 
+const idsOnly = new WeakMap<EntityMetadata, boolean>();
+
+/** Whether every property is a column value: scalars, and references mapped to the id they hold. */
+function holdsIdsOnly(meta: EntityMetadata): boolean {
+  let only = idsOnly.get(meta);
+  if (only === undefined) {
+    only = meta.props.every(
+      (prop) =>
+        prop.kind === ReferenceKind.SCALAR ||
+        (prop.kind === ReferenceKind.MANY_TO_ONE && prop.mapToPk && prop.fieldNames.length === 1 && !prop.customType),
+    );
+    idsOnly.set(meta, only);
+  }
+  return only;
+}
+
 /**
  * A row read with the table's columns (`select *`), as the entity's properties with the values the ORM
  * hydrates (times as dates, JSON parsed ...), without making it a managed entity: for rows that are
@@ -93,8 +109,8 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
  */
 export function storedRow<T extends object>(em: EntityManager, entity: EntityClass<T>, row: Record<string, unknown>): T {
   const meta = em.getMetadata().get(entity.name);
-  // Relations are the ORM's to hydrate (no entity here has any: references are plain id columns).
-  if (meta.props.some((prop) => prop.kind !== ReferenceKind.SCALAR)) return em.map(entity, row as never);
+  // Relations other than references held as their id (`mapToPk`) are the ORM's to hydrate.
+  if (!holdsIdsOnly(meta)) return em.map(entity, row as never);
   const platform = em.getPlatform();
   const data = em.getDriver().mapResult(row, meta) as Record<string, unknown>;
   for (const prop of meta.props) {
