@@ -1,4 +1,4 @@
-import { ReferenceKind, type EntityClass, type EntityMetadata } from '@mikro-orm/core';
+import { ReferenceKind, Utils, type EntityClass, type EntityMetadata } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { runOnConnection } from './prepared-in-transaction';
 import type { PreparedStatement } from './read-pool';
@@ -8,8 +8,7 @@ import type { PreparedStatement } from './read-pool';
  * statements with bound parameters, written from the ORM's metadata: the same table, columns and
  * values (converted by the ORM's types) as `em.nativeUpdate` and `em.insert` send, without building a
  * query for every request. They run on the EntityManager's connection, inside its transaction when it
- * has one. Entities whose columns the ORM writes through SQL expressions, or that have version or
- * generated columns, keep going through the ORM.
+ * has one. Entities that are not plain columns (see `isPlain`) keep going through the ORM.
  */
 
 /** How many distinct write texts are prepared by name (per process, and so per connection at most). */
@@ -26,24 +25,48 @@ function statementOf(text: string): PreparedStatement {
   return { name: name ?? '', text };
 }
 
-/** Whether the ORM writes every column of the entity as a plain bound value. */
-const plainWrites = new WeakMap<EntityMetadata, boolean>();
+/**
+ * Whether every property of the entity is one column holding a plain value: scalars, and references
+ * held as the id they name (`mapToPk`); none written through an SQL expression, versioned or generated.
+ * Other entities are read and written by the ORM itself.
+ */
+const plainEntities = new WeakMap<EntityMetadata, boolean>();
 
-function writesPlainly(meta: EntityMetadata): boolean {
-  let plain = plainWrites.get(meta);
+function isPlain(meta: EntityMetadata): boolean {
+  let plain = plainEntities.get(meta);
   if (plain === undefined) {
-    plain = meta.primaryKeys.length === 1 && !meta.props.some((p) => p.hasConvertToDatabaseValueSQL || p.version || (p.generated && !p.primary) || p.embeddedProps);
-    plainWrites.set(meta, plain);
+    plain =
+      meta.primaryKeys.length === 1 &&
+      meta.props.every(
+        (prop) =>
+          (prop.kind === ReferenceKind.SCALAR || (prop.kind === ReferenceKind.MANY_TO_ONE && prop.mapToPk && !prop.customType)) &&
+          prop.fieldNames?.length === 1 &&
+          !prop.hasConvertToDatabaseValueSQL &&
+          !prop.version &&
+          !(prop.generated && !prop.primary),
+      );
+    plainEntities.set(meta, plain);
   }
   return plain;
 }
 
-/** The columns and database values of `values` (property names), as the ORM converts them; undefined when one is not a plain value. */
+/**
+ * The columns and database values of `values` (property names), converted as the ORM converts written
+ * data (its types; JSON of untyped objects); undefined when one is not a stored property or not a plain value.
+ */
 function columnValues(em: EntityManager, meta: EntityMetadata, values: Record<string, unknown>): [string, unknown][] | undefined {
-  const mapped = em.getDriver().mapDataToFieldNames(values, true, meta.properties, true);
   const platform = em.getPlatform();
-  const entries = Object.entries(mapped).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return entries.some(([, value]) => platform.isRaw(value)) ? undefined : entries;
+  const columns: [string, unknown][] = [];
+  for (const name of Object.keys(values).sort()) {
+    const prop = meta.properties[name];
+    let value = values[name];
+    if (!prop || prop.persist === false || platform.isRaw(value)) return undefined;
+    if (prop.customType) value = prop.customType.convertToDatabaseValue(value, platform, { fromQuery: true, key: name, mode: 'query-data' });
+    else if (Array.isArray(value) || Utils.isPlainObject(value)) value = JSON.stringify(value);
+    if (platform.isRaw(value)) return undefined;
+    columns.push([prop.fieldNames[0], value]);
+  }
+  return columns;
 }
 
 async function run(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<void> {
@@ -58,7 +81,7 @@ async function run(em: EntityManager, statement: PreparedStatement, values: unkn
 /** UPDATE of the given properties of the row whose primary key is `id`. */
 export async function updateRow(em: EntityManager, entity: EntityClass<object>, id: string, values: Record<string, unknown>): Promise<void> {
   const meta = em.getMetadata().get(entity.name);
-  const columns = writesPlainly(meta) ? columnValues(em, meta, values) : undefined;
+  const columns = isPlain(meta) ? columnValues(em, meta, values) : undefined;
   if (!columns) {
     await em.nativeUpdate(entity, { [meta.primaryKeys[0]]: id }, values);
     return;
@@ -74,7 +97,7 @@ export async function updateRow(em: EntityManager, entity: EntityClass<object>, 
 /** INSERT of one row with the given properties. */
 export async function insertRow(em: EntityManager, entity: EntityClass<object>, values: Record<string, unknown>): Promise<void> {
   const meta = em.getMetadata().get(entity.name);
-  const columns = writesPlainly(meta) ? columnValues(em, meta, values) : undefined;
+  const columns = isPlain(meta) ? columnValues(em, meta, values) : undefined;
   if (!columns || columns.length === 0) {
     await em.insert(entity, values);
     return;
@@ -86,22 +109,6 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
   await run(em, statementOf(text), columns.map(([, value]) => value));
 }
 
-const idsOnly = new WeakMap<EntityMetadata, boolean>();
-
-/** Whether every property is a column value: scalars, and references mapped to the id they hold. */
-function holdsIdsOnly(meta: EntityMetadata): boolean {
-  let only = idsOnly.get(meta);
-  if (only === undefined) {
-    only = meta.props.every(
-      (prop) =>
-        prop.kind === ReferenceKind.SCALAR ||
-        (prop.kind === ReferenceKind.MANY_TO_ONE && prop.mapToPk && prop.fieldNames.length === 1 && !prop.customType),
-    );
-    idsOnly.set(meta, only);
-  }
-  return only;
-}
-
 /**
  * A row read with the table's columns (`select *`), as the entity's properties with the values the ORM
  * hydrates (times as dates, JSON parsed ...), without making it a managed entity: for rows that are
@@ -109,8 +116,7 @@ function holdsIdsOnly(meta: EntityMetadata): boolean {
  */
 export function storedRow<T extends object>(em: EntityManager, entity: EntityClass<T>, row: Record<string, unknown>): T {
   const meta = em.getMetadata().get(entity.name);
-  // Relations other than references held as their id (`mapToPk`) are the ORM's to hydrate.
-  if (!holdsIdsOnly(meta)) return em.map(entity, row as never);
+  if (!isPlain(meta)) return em.map(entity, row as never);
   const platform = em.getPlatform();
   const data = em.getDriver().mapResult(row, meta) as Record<string, unknown>;
   for (const prop of meta.props) {
