@@ -13,16 +13,18 @@ import type { PreparedStatement } from './read-pool';
 
 /** How many distinct write texts are prepared by name (per process, and so per connection at most). */
 const MAX_NAMED_TEXTS = 200;
-const names = new Map<string, string>();
+/** The statements written so far, by kind, table and columns. */
+const written = new Map<string, PreparedStatement>();
 
-function statementOf(text: string): PreparedStatement {
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMED_TEXTS) {
-    name = `write-${names.size}`;
-    names.set(text, name);
+/** The statement of `key` (its kind, table and columns), written by `write` the first time. */
+function statementOf(key: string, write: () => string): PreparedStatement {
+  let statement = written.get(key);
+  if (!statement) {
+    // Beyond MAX_NAMED_TEXTS, unnamed: planned anew each time (as the ORM's own statements are).
+    statement = { name: written.size < MAX_NAMED_TEXTS ? `write-${written.size}` : '', text: write() };
+    if (statement.name) written.set(key, statement);
   }
-  // Without a name, the text is planned anew each time (as the ORM's own statements are).
-  return { name: name ?? '', text };
+  return statement;
 }
 
 /**
@@ -87,11 +89,13 @@ export async function updateRow(em: EntityManager, entity: EntityClass<object>, 
     return;
   }
   if (columns.length === 0) return;
-  const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
-  const assignments = columns.map(([column], index) => `${quote(column)} = $${index + 2}`);
-  const key = meta.properties[meta.primaryKeys[0]].fieldNames[0];
-  const text = `update ${quote(meta.tableName)} set ${assignments.join(', ')} where ${quote(key)} = $1`;
-  await run(em, statementOf(text), [id, ...columns.map(([, value]) => value)]);
+  const statement = statementOf(`update ${meta.tableName} ${columns.map(([column]) => column).join()}`, () => {
+    const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+    const assignments = columns.map(([column], index) => `${quote(column)} = $${index + 2}`);
+    const key = meta.properties[meta.primaryKeys[0]].fieldNames[0];
+    return `update ${quote(meta.tableName)} set ${assignments.join(', ')} where ${quote(key)} = $1`;
+  });
+  await run(em, statement, [id, ...columns.map(([, value]) => value)]);
 }
 
 /** INSERT of one row with the given properties. */
@@ -102,11 +106,12 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
     await em.insert(entity, values);
     return;
   }
-  const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
-  const text = `insert into ${quote(meta.tableName)} (${columns.map(([column]) => quote(column)).join(', ')}) values (${columns
-    .map((_, index) => `$${index + 1}`)
-    .join(', ')})`;
-  await run(em, statementOf(text), columns.map(([, value]) => value));
+  const statement = statementOf(`insert ${meta.tableName} ${columns.map(([column]) => column).join()}`, () => {
+    const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+    const placeholders = columns.map((_, index) => `$${index + 1}`);
+    return `insert into ${quote(meta.tableName)} (${columns.map(([column]) => quote(column)).join(', ')}) values (${placeholders.join(', ')})`;
+  });
+  await run(em, statement, columns.map(([, value]) => value));
 }
 
 /**
