@@ -47,22 +47,32 @@ export class RequestContext {
     return new RequestContext(this.em, { kind: 'system' }, this.services);
   }
 
-  /** The same caller on another unit of work (a savepoint inside a transaction). */
-  withEntityManager(em: EntityManager): RequestContext {
-    const other = new RequestContext(em, this.actor, this.services);
-    other.memberships = this.memberships;
-    return other;
-  }
-
-  /** Runs `work` in one database transaction: everything it wrote is kept, or nothing is. */
+  /**
+   * Runs `work` in one database transaction: everything it wrote is kept, or nothing is. What `work`
+   * defers with `afterCommit` runs once the transaction has committed (never when it rolled back).
+   */
   async transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
+    let inner: RequestContext | undefined;
     const result = await this.em.transactional((em) => {
-      const inner = new RequestContext(em as EntityManager, this.actor, this.services);
+      inner = new RequestContext(em as EntityManager, this.actor, this.services);
       inner.memberships = this.memberships;
       return work(inner);
     });
     // A write may have changed who belongs where (a new organization, a new member).
     this.memberships = undefined;
+    const deferred = inner?.committed ?? [];
+    // A transaction inside another commits with the outer one.
+    if (this.em.isInTransaction()) this.committed.push(...deferred);
+    else for (const task of deferred) await task(this);
     return result;
+  }
+
+  /** Work deferred until the transaction of this context commits, run with the context outside it. */
+  private committed: ((outside: RequestContext) => Promise<void>)[] = [];
+
+  /** Runs `task` once this context's transaction has committed (at once outside a transaction). */
+  async afterCommit(task: (outside: RequestContext) => Promise<void>): Promise<void> {
+    if (this.em.isInTransaction()) this.committed.push(task);
+    else await task(this);
   }
 }

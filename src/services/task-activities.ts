@@ -7,17 +7,18 @@ import type { ResourceRules } from './resource-rules';
 export type TaskActivityType = 'CREATED' | 'UPDATED' | 'STATUS_CHANGED' | 'ASSIGNED' | 'LOCKED' | 'UNLOCKED' | 'COMMENT';
 
 /**
- * Writes a task's history entry with the actor, inside the change's transaction but behind a savepoint:
- * a failure to write it is logged and neither fails nor undoes the change.
+ * Writes a task's history entry with the actor once the change has committed: a change rolled back
+ * leaves none, and a failure to write it is logged and neither fails nor undoes the change.
  */
 export async function recordTaskActivity(tx: RequestContext, taskId: string, type: TaskActivityType, text: string, details: Record<string, unknown> = {}): Promise<void> {
-  try {
-    await tx.em.transactional((em) =>
-      tx.services.forEntity(TaskActivity)!.record(tx.withEntityManager(em), { taskId, type, text, details, actorId: tx.user?.id ?? null, actorType: tx.actorType }),
-    );
-  } catch (error) {
-    logger.error({ err: error, taskId, type }, 'could not write a task activity');
-  }
+  const values = { taskId, type, text, details, actorId: tx.user?.id ?? null, actorType: tx.actorType };
+  await tx.afterCommit(async (outside) => {
+    try {
+      await outside.services.forEntity(TaskActivity)!.record(outside, values);
+    } catch (error) {
+      logger.error({ err: error, taskId, type }, 'could not write a task activity');
+    }
+  });
 }
 
 /** What a client writes is a comment, by the caller; the other types are the server's own record. */

@@ -337,7 +337,10 @@ app.put('/api/tasks/:id', async (req, res) => {
   }
 });
 
-/** POST: one insert, guarded by the project being live and the caller's, returning the new row. */
+/**
+ * POST: one statement, a transaction in itself: the insert guarded by the project being live and the
+ * caller's, with the task's CREATED activity and its task_created event, returning the new row.
+ */
 app.post('/api/tasks', async (req, res) => {
   const body = req.body as Row;
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Bad Request', 'request body must be a JSON object');
@@ -350,11 +353,19 @@ app.post('/api/tasks', async (req, res) => {
   const [row] = await sql(
     pool,
     'task-insert',
-    `insert into task as t (id, uuid, created_on, updated_on, change_sequence, deleted, title, description, project_id, priority, locked, properties, document_family_ids)
-     select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, false, $4, '', p.id, $5, false, '{}', '[]'
-       from project p join organization o on o.id = p.organization_id
-      where p.id = $2 and not p.deleted and o.archived is not true and ${VISIBLE}
-     returning ${select('t', TASK)}`,
+    `with created as (
+       insert into task as t (id, uuid, created_on, updated_on, change_sequence, deleted, title, description, project_id, priority, locked, properties, document_family_ids)
+       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, false, $4, '', p.id, $5, false, '{}', '[]'
+         from project p join organization o on o.id = p.organization_id
+        where p.id = $2 and not p.deleted and o.archived is not true and ${VISIBLE}
+       returning ${select('t', TASK)}),
+     activity as (
+       insert into task_activity (id, uuid, created_on, updated_on, change_sequence, task_id, type, text, actor_id, actor_type, details)
+       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.id", 'CREATED', 'Task created', $1, 'API_KEY', '{}' from created c),
+     event as (
+       insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, event_type, event_detail, notified, date_time)
+       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.projectId", 'task_created', jsonb_build_object('taskId', c."t.id"), false, $3 from created c)
+     select * from created`,
     [callerOf(res), projectId, now, title, priority],
   );
   if (!row) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
