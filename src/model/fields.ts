@@ -61,6 +61,16 @@ export interface ReferenceOptions extends FieldOptions {
   onDelete?: 'cascade' | 'set null' | 'restrict';
   /** Any live record may be named, also one the caller cannot see (a team's new member). */
   anyRecord?: boolean;
+  /**
+   * The target's lists may filter on the rows that refer to it under this name: on task groups,
+   * `memberTask.<field>` matches a group when one of its live tasks matches (query/filter.ts).
+   */
+  inverseFilter?: string;
+  /**
+   * The referenced row must hold the same value of this field as the referring row (a task's group is
+   * one of the task's project); 400 naming the reference otherwise.
+   */
+  within?: string;
 }
 
 export interface ReferenceMeta {
@@ -71,6 +81,8 @@ export interface ReferenceMeta {
   embed: boolean;
   embedRequired: boolean;
   anyRecord: boolean;
+  inverseFilter?: string;
+  within?: string;
 }
 
 export interface FieldMeta {
@@ -199,10 +211,32 @@ export const Attr = {
         embed: options.embed ?? false,
         embedRequired: options.embedRequired ?? false,
         anyRecord: options.anyRecord ?? false,
+        inverseFilter: options.inverseFilter,
+        within: options.within,
       };
       declare('reference', column, () => ID, options, { reference })(prototype, key);
     },
 };
+
+/** A reference seen from its target: the rows of `source` whose `field` names a row of the target. */
+export interface InverseLink {
+  /** What filters call it on the target (`memberTask`). */
+  name: string;
+  source: EntityClass<object>;
+  field: FieldMeta;
+}
+
+/** The inverse filters other entities' references declare on `entity` (`memberTask` on TaskGroup). */
+export function inverseFiltersOf(entity: EntityClass<object>): InverseLink[] {
+  const links: InverseLink[] = [];
+  for (const [source, fields] of fieldsByClass) {
+    for (const field of fields) {
+      const name = field.reference?.inverseFilter;
+      if (name && field.reference!.target() === entity) links.push({ name, source: source as EntityClass<object>, field });
+    }
+  }
+  return links;
+}
 
 /** Whether answers carry the field (every declared field but write-only ones). */
 export function isAnswered(field: FieldMeta): boolean {

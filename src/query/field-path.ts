@@ -13,9 +13,9 @@ export interface ResolvedPath {
 
 /**
  * Resolves `name`, `organizationId` or a dotted relation path such as `organization.slug` against the
- * declared fields; anything else is a 400 naming the parameter.
+ * declared fields; anything else is a 400 naming the parameter (and the path as the caller wrote it, `shown`).
  */
-export function resolveFieldPath(entity: EntityClass<object>, path: string, parameter: string): ResolvedPath {
+export function resolveFieldPath(entity: EntityClass<object>, path: string, parameter: string, shown = path): ResolvedPath {
   const segments = path.split('.');
   const properties: string[] = [];
   const relations: ResolvedPath['relations'] = [];
@@ -23,18 +23,18 @@ export function resolveFieldPath(entity: EntityClass<object>, path: string, para
   for (const [index, segment] of segments.entries()) {
     const last = index === segments.length - 1;
     const field = fields.find((f) => f.name === segment) ?? fields.find((f) => f.reference?.relation === segment);
-    if (!field) throw BadRequestError.forField(parameter, `unknown field "${path}"`);
+    if (!field) throw BadRequestError.forField(parameter, `unknown field "${shown}"`);
     properties.push(field.name);
     if (last) {
-      if (field.reference && field.name !== segment) throw BadRequestError.forField(parameter, `"${path}" is an object; name one of its fields`);
-      if (field.options.filterable === false) throw BadRequestError.forField(parameter, `field "${path}" cannot be used here`);
+      if (field.reference && field.name !== segment) throw BadRequestError.forField(parameter, `"${shown}" is an object; name one of its fields`);
+      if (field.options.filterable === false) throw BadRequestError.forField(parameter, `field "${shown}" cannot be used here`);
       return { field, properties, relations };
     }
-    if (!field.reference) throw BadRequestError.forField(parameter, `"${segment}" in "${path}" is not a relation`);
+    if (!field.reference) throw BadRequestError.forField(parameter, `"${segment}" in "${shown}" is not a relation`);
     relations.push({ properties: [...properties], target: field.reference.target() });
     fields = fieldsOf(field.reference.target());
   }
-  throw BadRequestError.forField(parameter, `unknown field "${path}"`);
+  throw BadRequestError.forField(parameter, `unknown field "${shown}"`);
 }
 
 /** `{a: {b: leaf}}` from ['a', 'b']. */

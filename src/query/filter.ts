@@ -3,7 +3,7 @@ import { parse } from '@rsql/parser';
 import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
 import { BadRequestError } from '../errors/api-error';
 import { parseDateTime } from '../model/date-time';
-import type { FieldMeta } from '../model/fields';
+import { inverseFiltersOf, type FieldMeta, type InverseLink } from '../model/fields';
 import { unstorableText } from '../model/text';
 import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath, type ResolvedPath } from './field-path';
@@ -13,11 +13,24 @@ type Condition = Record<string, unknown>;
 /** The rows of a related entity a filter may look at (undefined: all of them). */
 export type JoinedRows = (entity: EntityClass<object>) => Condition | undefined;
 
+/** What the filter needs from the database side: visibility, and the subquery of an inverse filter. */
+export interface FilterScope {
+  /** A comparison through a relation only matches related rows `joined` allows. */
+  joined: JoinedRows;
+  /** `EXISTS`: one of the rows of `link.source` that refer to the filtered row meets `condition`. */
+  exists(link: InverseLink, condition: Condition): Condition;
+}
+
 export interface ParsedFilter<T> {
-  /** The entities the expression reaches through dotted paths. */
+  /** The entities the expression reaches through dotted paths and inverse filters. */
   relations: EntityClass<object>[];
-  /** The ORM condition; a comparison through a relation only matches related rows `joined` allows. */
-  condition(joined: JoinedRows): FilterQuery<T>;
+  condition(scope: FilterScope): FilterQuery<T>;
+}
+
+/** A comparison's field: on the filtered entity, or through an inverse filter (`memberTask.title`) on the rows referring to it. */
+interface Resolved {
+  path: ResolvedPath;
+  link?: InverseLink;
 }
 
 /**
@@ -36,12 +49,20 @@ export function parseFilter<T extends object>(entity: EntityClass<T>, text: stri
   } catch (error) {
     throw BadRequestError.forField('filter', `malformed expression: ${(error as Error).message}`);
   }
-  const comparisons = collectComparisons(ast).map((node) => ({ node, path: resolveFieldPath(entity, node.left.selector, 'filter') }));
-  const resolved = new Map(comparisons.map(({ node, path }) => [node, path]));
+  const resolved: Resolutions = new Map(collectComparisons(ast).map((node) => [node, resolveComparison(entity, node.left.selector)]));
+  const reached = [...resolved.values()].flatMap(({ path, link }) => [...(link ? [link.source] : []), ...path.relations.map((r) => r.target)]);
   return {
-    relations: [...new Set(comparisons.flatMap(({ path }) => path.relations.map((r) => r.target)))],
-    condition: (joined) => translate(ast, resolved, joined) as FilterQuery<T>,
+    relations: [...new Set(reached)],
+    condition: (scope) => translate(ast, resolved, scope) as FilterQuery<T>,
   };
+}
+
+function resolveComparison(entity: EntityClass<object>, selector: string): Resolved {
+  const [first, ...rest] = selector.split('.');
+  const link = inverseFiltersOf(entity).find((l) => l.name === first);
+  if (!link) return { path: resolveFieldPath(entity, selector, 'filter') };
+  if (rest.length === 0) throw BadRequestError.forField('filter', `"${first}" names a collection; name one of its fields (${first}.<field>)`);
+  return { link, path: resolveFieldPath(link.source, rest.join('.'), 'filter', selector) };
 }
 
 function collectComparisons(node: ExpressionNode): ComparisonNode[] {
@@ -50,24 +71,39 @@ function collectComparisons(node: ExpressionNode): ComparisonNode[] {
   return [...collectComparisons(logic.left), ...collectComparisons(logic.right)];
 }
 
-type Resolved = Map<ComparisonNode, ResolvedPath>;
+type Resolutions = Map<ComparisonNode, Resolved>;
 
-function translate(node: ExpressionNode, resolved: Resolved, joined: JoinedRows): Condition {
+/**
+ * The condition of a node. The largest subtrees whose comparisons all go through one inverse filter
+ * become one `EXISTS` each, so that `memberTask.a;memberTask.b` asks for one task meeting both.
+ */
+function translate(node: ExpressionNode, resolved: Resolutions, scope: FilterScope, inside?: InverseLink): Condition {
+  if (!inside) {
+    const link = sharedLink(node, resolved);
+    if (link) return scope.exists(link, translate(node, resolved, scope, link));
+  }
   if (node.type === 'LOGIC') {
     const logic = node as LogicNode;
     const operator = logic.operator === ';' || logic.operator === 'and' ? '$and' : '$or';
-    return { [operator]: [translate(logic.left, resolved, joined), translate(logic.right, resolved, joined)] };
+    return { [operator]: [translate(logic.left, resolved, scope, inside), translate(logic.right, resolved, scope, inside)] };
   }
   const comparison = node as ComparisonNode;
-  const path = resolved.get(comparison)!;
+  const { path } = resolved.get(comparison)!;
   const guards = path.relations
     .map(({ properties, target }) => {
-      const allowed = joined(target);
+      const allowed = scope.joined(target);
       return allowed ? nest(properties, allowed) : undefined;
     })
     .filter((guard): guard is Condition => guard !== undefined);
   const condition = translateComparison(comparison, path);
   return guards.length ? { $and: [condition, ...guards] } : condition;
+}
+
+/** The inverse filter every comparison below `node` goes through, if they share one. */
+function sharedLink(node: ExpressionNode, resolved: Resolutions): InverseLink | undefined {
+  const links = collectComparisons(node).map((c) => resolved.get(c)!.link);
+  const [first] = links;
+  return first && links.every((l) => l?.name === first.name) ? first : undefined;
 }
 
 const COMPARISONS: Record<string, string> = {

@@ -18,10 +18,16 @@ export interface ResourceRules<T extends object> {
   beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, sent: Partial<T>): Promise<void>;
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
-  /** React to an update once it is written (`changes`: the columns it changed); not called when nothing changed. */
-  afterUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>): Promise<void>;
+  /**
+   * React to an update once it is written (not called when nothing changed): `entity` is the row as it
+   * is now, `changes` the columns the write changed (the server's changeSequence and updatedOn among
+   * them), `before` the row as it was.
+   */
+  afterUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, before: T): Promise<void>;
   /** Refuse a delete that would break an invariant. */
   beforeDelete?(ctx: RequestContext, entity: T): Promise<void>;
+  /** Record a delete once it is written (soft or hard); `entity` is the row as it was before. */
+  afterDelete?(ctx: RequestContext, entity: T): Promise<void>;
 }
 
 /** A registered resource with the rules its service applies (none: the generic behaviour alone). */

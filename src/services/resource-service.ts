@@ -12,11 +12,11 @@ import { runPreparedInTransaction } from '../database/prepared-in-transaction';
 import { insertRow, storedRow, updateRow } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
-import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
+import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
 import type { WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath } from '../query/field-path';
-import { parseFilter, type JoinedRows } from '../query/filter';
+import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
 import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
@@ -40,10 +40,13 @@ export interface ListParams {
   columns?: string[];
   /** The parent row of a nested collection (`/api/organizations/{orgId}/secrets`): only its rows. */
   parentId?: string;
+  /** Only rows holding these values (one task group's history): equalities the caller cannot change. */
+  match?: Record<string, string>;
 }
 
 interface ListPlan {
-  where: Record<string, unknown>;
+  /** The condition, written anew for each statement: the raw fragments of a subquery serve one statement only. */
+  where: () => Record<string, unknown>;
   paging: PageRequest;
   sort: SortTerm[];
   orderBy: FindOptions<object>['orderBy'];
@@ -84,10 +87,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const rows = ctx.em
         .createQueryBuilder(this.entity, 'e0')
         .select(this.lists.selection(ctx, 'e0', params.columns) as never)
-        .where(plan.where)
+        .where(plan.where())
         .orderBy(plan.orderBy as never)
         .limit(pageSize, page * pageSize);
-      const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where);
+      const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
       return { statements: [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())], paging: plan.paging, sort: plan.sort };
     });
     const [pageStatement, countStatement] = written.statements;
@@ -108,12 +111,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const written = await this.lists.remember(ctx, `children:${foreignKey}`, params, async () => {
       const plan = await this.plan(ctx, params);
       const { page, pageSize } = plan.paging;
-      const perParent = and(plan.where, { [foreignKey]: sql.ref('parent.id') });
-      const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent);
+      const perParent = () => and(plan.where(), { [foreignKey]: sql.ref('parent.id') });
+      const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent());
       const paged = ctx.em
         .createQueryBuilder(this.entity, 'e0')
         .select(this.lists.selection(ctx, 'e0', params.columns) as never)
-        .where(perParent)
+        .where(perParent())
         .orderBy(plan.orderBy as never)
         .limit(pageSize, page * pageSize);
       // The parent ids are the first value bound: each request binds its own.
@@ -254,7 +257,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);
       const updated = await this.write(tx, entity, effective);
-      await this.resource.rules.afterUpdate?.(tx, updated, effective as Partial<T>);
+      await this.resource.rules.afterUpdate?.(tx, updated, effective as Partial<T>, entity);
       return updated;
     });
   }
@@ -297,6 +300,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     await ctx.transaction(async (tx) => {
       const entity = (await this.underParent(tx, id, parentId, async () => tx.em.map(this.entity, (await this.lockForWrite(tx, id, 'delete')) as never) as T)) as Row;
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
+      const before = { ...entity } as unknown as T;
       const mode = this.resource.delete;
       if (mode.kind === 'soft') {
         const now = new Date();
@@ -313,6 +317,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         }
         throw error;
       }
+      await this.resource.rules.afterDelete?.(tx, before);
       await this.announce(tx);
     });
   }
@@ -382,14 +387,30 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
     const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
     const filter = parseFilter(this.entity, params.filter ?? undefined);
-    const where = and(
+    const fixed = and(
       params.parentId === undefined ? undefined : { [this.parentOf().field]: params.parentId.toLowerCase() },
+      params.match,
       await visibleRows(ctx, this.resource),
       this.live(ctx),
-      filter?.condition(await this.visibleRelatedRows(ctx, filter.relations)) as Record<string, unknown> | undefined,
       searchCondition(this.resource.fields, params.query ?? undefined),
     );
+    const joined = filter && (await this.visibleRelatedRows(ctx, filter.relations));
+    const scope: FilterScope | undefined = joined && { joined, exists: (link, condition) => this.existsClause(ctx, joined, link, condition) };
+    const where = () => and(fixed, filter?.condition(scope!) as Record<string, unknown> | undefined);
     return { where, paging, sort, orderBy: (await this.visibleOrder(ctx, sort)) as FindOptions<object>['orderBy'] };
+  }
+
+  /**
+   * An inverse filter's condition (`memberTask.title=='x'`) as one correlated `EXISTS` over the live rows
+   * of the referring entity the caller may see: the database answers it on the reference's index, and no
+   * referring row is ever loaded. `[::alias::]` is the ORM's placeholder for the filtered row's alias,
+   * filled in by each statement that uses the clause (the page and its count).
+   */
+  private existsClause(ctx: RequestContext, joined: JoinedRows, link: InverseLink, condition: Record<string, unknown>): Record<string, unknown> {
+    const source = ctx.services.forEntity(link.source);
+    const correlated = and(condition, { [link.field.name]: raw('[::alias::].id') }, source?.live(ctx), joined(link.source));
+    const inner = ctx.em.createQueryBuilder(link.source, 'inv0').select(raw('1')).where(correlated).getKnexQuery().toSQL();
+    return { [raw(`exists (${inner.sql})`, [...inner.bindings])]: [] };
   }
 
   /**
@@ -474,22 +495,33 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** 400 for a malformed id, 404 when no live row has it (or its parent is deleted), 403 when the caller may not see it. */
   private async findVisible(ctx: RequestContext, id: string): Promise<T> {
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
-    const notFound = () => new NotFoundError(`no ${this.resource.name} with id ${id}`);
-    const forbidden = () => new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
     const prepared = await this.prepared(ctx, 'one', id);
     if (prepared) {
       const [row] = prepared;
-      if (!row) throw notFound();
-      if (row[VISIBLE_COLUMN] === false) throw forbidden();
+      if (!row) throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
+      if (row[VISIBLE_COLUMN] === false) throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
       delete row[VISIBLE_COLUMN];
       return row as T;
     }
-    const live = and({ id: id.toLowerCase() }, this.live(ctx));
+    return this.findAmong(ctx, id, and({ id: id.toLowerCase() }, this.live(ctx)));
+  }
+
+  /**
+   * The row by id also when DELETE has hidden it, as long as its parents are live (a deleted task
+   * group, whose history stays readable): 404 when no such row ever was, 403 when it is not the caller's.
+   */
+  async getOnRecord(ctx: RequestContext, id: string): Promise<T> {
+    if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
+    return this.findAmong(ctx, id, and({ id: id.toLowerCase() }, this.liveParents(ctx)));
+  }
+
+  /** The row `candidates` holds if the caller may see it; 403 when it exists but is not theirs, 404 when it does not. */
+  private async findAmong(ctx: RequestContext, id: string, candidates: Record<string, unknown>): Promise<T> {
     const visible = await visibleRows(ctx, this.resource);
-    const [entity] = await this.rows(ctx, and(live, visible));
+    const [entity] = await this.rows(ctx, and(candidates, visible));
     if (entity) return entity;
-    if (visible && (await this.exists(ctx, live))) throw forbidden();
-    throw notFound();
+    if (visible && (await this.exists(ctx, candidates))) throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+    throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
   }
 
   /** Rows hidden by DELETE, directly or through a deleted parent. */
@@ -553,7 +585,18 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         throw BadRequestError.forField(field.name, `no ${field.reference!.target().name} with id ${values[field.name]} in this organization`);
       }
     }
+    for (const field of references) await this.assertWithin(ctx, field, values[field.name] as string, { ...current, ...values });
     return organizationId;
+  }
+
+  /** A reference declared `within` a field (a task's group, within its project) names a row holding the same value of it (400 otherwise). */
+  private async assertWithin(ctx: RequestContext, field: FieldMeta, id: string, row: Record<string, unknown>): Promise<void> {
+    const within = field.reference!.within;
+    if (!within) return;
+    const target = field.reference!.target();
+    const [referenced] = await ctx.em.createQueryBuilder(target).select(within).where({ id }).execute('all', true);
+    const value = (referenced as Record<string, unknown> | undefined)?.[within];
+    if (String(value).toLowerCase() !== String(row[within]).toLowerCase()) throw BadRequestError.forField(field.name, `${target.name} ${id} is not one of this ${this.resource.name}'s ${within}`);
   }
 
   /** Why a reference the caller cannot use is refused: 403 when the record exists, 400 when it does not (or is deleted). */
