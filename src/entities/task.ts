@@ -4,6 +4,7 @@ import { Attr } from '../model/fields';
 import { SoftDeletableEntity } from './base';
 import { PlatformUser } from './platform-user';
 import { Project } from './project';
+import { TaskGroup } from './task-group';
 
 /** A unit of work in a project; its status is a task-status slug of the project's organization. */
 @ObjectType({ simpleResolvers: true })
@@ -33,7 +34,7 @@ export class Task extends SoftDeletableEntity {
   @Attr.dateTime({ nullable: true })
   completedDate?: Date | null;
 
-  @Attr.uuid({ nullable: true })
+  @Attr.reference(() => TaskGroup, { nullable: true, onDelete: 'set null', inverse: 'tasks', inverseFilter: 'memberTask', within: 'projectId' })
   taskGroupId?: string | null;
 
   @Attr.reference(() => Task, { nullable: true, inverse: 'subTasks', onDelete: 'set null' })

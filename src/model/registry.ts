@@ -331,6 +331,7 @@ export const resources: Resource[] = [
     scope: { kind: 'organization', path: 'projectId.organizationId' },
     delete: hardDelete,
     operations: readOnly,
+    order: 'newest-first',
   }),
   defineResource({
     path: 'task-activities',

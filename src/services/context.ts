@@ -1,3 +1,4 @@
+import { DriverException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { PlatformUser } from '../entities/platform-user';
 import { Loaders } from './loaders';
@@ -53,11 +54,16 @@ export class RequestContext {
    */
   async transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
     let inner: RequestContext | undefined;
-    const result = await this.em.transactional((em) => {
-      inner = new RequestContext(em as EntityManager, this.actor, this.services);
-      inner.memberships = this.memberships;
-      return work(inner);
-    });
+    let result: R;
+    try {
+      result = await this.em.transactional((em) => {
+        inner = new RequestContext(em as EntityManager, this.actor, this.services);
+        inner.memberships = this.memberships;
+        return work(inner);
+      });
+    } catch (error) {
+      throw this.converted(error);
+    }
     // A write may have changed who belongs where (a new organization, a new member).
     this.memberships = undefined;
     const deferred = inner?.committed ?? [];
@@ -74,5 +80,15 @@ export class RequestContext {
   async afterCommit(task: (outside: RequestContext) => Promise<void>): Promise<void> {
     if (this.em.isInTransaction()) this.committed.push(task);
     else await task(this);
+  }
+
+  /**
+   * A constraint checked at COMMIT (a deferred one) fails outside any statement the ORM converts: it is
+   * given the ORM's exception class here too, so that it answers as the same failure would mid-transaction.
+   */
+  private converted(error: unknown): unknown {
+    const sqlState = (error as { code?: unknown } | null)?.code;
+    if (error instanceof DriverException || !(error instanceof Error) || typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState)) return error;
+    return this.em.getDriver().convertException(error);
   }
 }

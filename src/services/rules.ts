@@ -22,6 +22,7 @@ import {
   Prompt,
   Task,
   TaskActivity,
+  TaskGroup,
   TaskStatus,
   TaskTemplate,
   Team,
@@ -38,6 +39,7 @@ import { teamMemberRules, teamRules } from './owners';
 import type { ResourceRules, ResourceWithRules } from './resource-rules';
 import { scopedSlugRules } from './slugs';
 import { taskActivityRules } from './task-activities';
+import { taskGroupRules } from './task-groups';
 import { taskRules } from './tasks';
 import { userRules } from './users';
 
@@ -63,6 +65,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
   rulesOf(Task, taskRules),
   rulesOf(TaskActivity, taskActivityRules),
+  rulesOf(TaskGroup, taskGroupRules),
   rulesOf(TaskStatus, scopedSlugRules({ entity: TaskStatus, source: 'label', scopeField: 'organizationId', among: { deleted: false }, fallback: 'status' })),
   rulesOf(DataDefinition, scopedSlugRules({ entity: DataDefinition, source: 'name', scopeField: 'organizationId', fallback: 'data-definition' })),
   rulesOf(AgentRuntime, scopedSlugRules({ entity: AgentRuntime, source: 'name', scopeField: 'organizationId', fallback: 'agent-runtime' })),
