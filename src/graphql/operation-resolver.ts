@@ -1,8 +1,12 @@
-import { Arg, Ctx, ID, Mutation, Resolver } from 'type-graphql';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { JSONScalar } from '../model/scalars';
-import type { ArgumentKind, DomainOperation } from '../model/operation';
+import { entityAnswerOf, pageAnswerOf, type ArgumentKind, type DomainOperation } from '../model/operation';
+import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
+import type { PageResult } from '../services/page';
 import type { GraphqlContext } from './context';
+import { pageOf } from './resource-resolver';
+import { ListArgs, typesOf } from './types';
 
 const GRAPHQL_TYPES: Record<ArgumentKind, () => unknown> = {
   id: () => ID,
@@ -14,12 +18,18 @@ const GRAPHQL_TYPES: Record<ArgumentKind, () => unknown> = {
 /**
  * One mutation per domain operation, named by its operationId (`lockTask(id: ID!)`), with the row its
  * path names as `id` and its body fields as arguments; it runs the same service method as the REST route.
+ * An operation answering a page is a query with the list arguments (`listHistoryForTaskGroup(id, page ...)`).
  */
-export function operationResolver(operations: readonly DomainOperation[]): Function {
+export function operationResolver(operations: readonly DomainOperation[], resources: readonly Resource[]): Function {
   @Resolver()
   class OperationResolver {}
   const prototype = OperationResolver.prototype as unknown as Record<string, unknown>;
   for (const operation of operations) {
+    const paged = resources.find((r) => r.entity === pageAnswerOf(operation));
+    if (paged) {
+      declarePageQuery(prototype, operation, paged);
+      continue;
+    }
     const method = `run_${operation.operationId}`;
     const takesId = operation.path.includes('{id}');
     const argumentsOf = operation.body.filter((a) => !a.restOnly);
@@ -31,7 +41,7 @@ export function operationResolver(operations: readonly DomainOperation[]): Funct
       return runOperation(ctx, operation, id, input);
     };
     const descriptor = Object.getOwnPropertyDescriptor(prototype, method)!;
-    const answer = 'entity' in operation.answer ? operation.answer.entity : operation.answer.graphql();
+    const answer = entityAnswerOf(operation) ?? (operation.answer as { graphql: () => Function }).graphql();
     Mutation(() => answer, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
     let index = 0;
     if (takesId) Arg('id', () => ID)(prototype, method, index++);
@@ -41,4 +51,21 @@ export function operationResolver(operations: readonly DomainOperation[]): Funct
     Ctx()(prototype, method, index);
   }
   return OperationResolver;
+}
+
+/** `listHistoryForTaskGroup(id: ID!, page, pageSize, filter, query, sort): TaskGroupHistoryEntryPage!`. */
+function declarePageQuery(prototype: Record<string, unknown>, operation: DomainOperation, resource: Resource): void {
+  const method = `run_${operation.operationId}`;
+  const takesId = operation.path.includes('{id}');
+  prototype[method] = async (...values: unknown[]) => {
+    const { ctx } = values[values.length - 1] as GraphqlContext;
+    const args = values[takesId ? 1 : 0] as ListArgs;
+    return pageOf((await runOperation(ctx, operation, takesId ? (values[0] as string) : undefined, { ...args })) as PageResult<object>);
+  };
+  const descriptor = Object.getOwnPropertyDescriptor(prototype, method)!;
+  Query(() => typesOf(resource).page, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
+  let index = 0;
+  if (takesId) Arg('id', () => ID)(prototype, method, index++);
+  Args(() => ListArgs)(prototype, method, index++);
+  Ctx()(prototype, method, index);
 }

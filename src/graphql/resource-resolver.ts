@@ -7,7 +7,8 @@ import type { GraphqlContext } from './context';
 import { contentColumns } from './selection';
 import { ListArgs, typesOf } from './types';
 
-function pageOf(result: PageResult<object>) {
+/** A page as GraphQL answers it: the rows under `content` beside the page's summary. */
+export function pageOf(result: PageResult<object>) {
   return { content: result.items, ...summarizePage(result) };
 }
 

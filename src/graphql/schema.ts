@@ -12,7 +12,7 @@ let built: GraphQLSchema | undefined;
 /** The GraphQL schema of all registered resources and domain operations (type-graphql's metadata is global, so it is built once). */
 export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
   if (!built) {
-    const resolvers = [AccountResolver, operationResolver(operations), ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
+    const resolvers = [AccountResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
     explainEnumRefusals(built);
   }

@@ -3,13 +3,14 @@ import type { JsonSchema } from './fields';
 
 /**
  * A domain operation beyond list/get/create/update/delete (`PUT /api/tasks/{id}/lock`): declared once,
- * served as a REST route, a GraphQL mutation named by its `operationId` and an OpenAPI operation. Its
- * behaviour is the service method services/operations.ts binds to the same `operationId`.
+ * served as a REST route, a GraphQL mutation (a query for `get`) named by its `operationId` and an
+ * OpenAPI operation. Its behaviour is the service method services/operations.ts binds to the same
+ * `operationId`. A `get` operation answers a page (`answer: { page }`) and takes the list arguments.
  */
 export interface DomainOperation {
-  /** OpenAPI operationId and GraphQL mutation name, e.g. `lockTask`. */
+  /** OpenAPI operationId and GraphQL mutation (or query) name, e.g. `lockTask`. */
   operationId: string;
-  method: 'put' | 'post' | 'delete';
+  method: 'get' | 'put' | 'post' | 'delete';
   /** Path under /api; `{id}` names the row the operation acts on (GraphQL argument `id: ID!`). */
   path: string;
   /** OpenAPI tag: the collection the operation belongs to. */
@@ -19,8 +20,11 @@ export interface DomainOperation {
   body: OperationArgument[];
   /** The body may be absent (`PUT /api/tasks/{id}/lock`). */
   bodyOptional?: boolean;
-  /** What it answers: a resource's entity (as the resource's REST JSON and GraphQL type) or a shape of its own. */
-  answer: { entity: EntityClass<object> } | { schema: string; graphql: () => Function };
+  /**
+   * What it answers: a resource's entity (as the resource's REST JSON and GraphQL type), a page of a
+   * resource's rows (its `{Name}Page`, the list arguments as query parameters) or a shape of its own.
+   */
+  answer: { entity: EntityClass<object> } | { page: EntityClass<object> } | { schema: string; graphql: () => Function };
   /** Success status. */
   status: 200 | 201 | 202;
   /** Error statuses beyond 401, 403 and 429 (which every operation may answer). */
@@ -36,6 +40,16 @@ export interface OperationArgument {
   description?: string;
   /** Accepted in REST bodies only (an alias such as a DocumentStatus object's `id`). */
   restOnly?: boolean;
+}
+
+/** The entity whose page the operation answers (a `get` operation), if it answers one. */
+export function pageAnswerOf(operation: DomainOperation): EntityClass<object> | undefined {
+  return 'page' in operation.answer ? operation.answer.page : undefined;
+}
+
+/** The entity the operation answers one row of, if it does. */
+export function entityAnswerOf(operation: DomainOperation): EntityClass<object> | undefined {
+  return 'entity' in operation.answer ? operation.answer.entity : undefined;
 }
 
 /** `{ "reason": ... }`: the arguments' JSON Schema as OpenAPI lists it. */

@@ -1,4 +1,4 @@
-import { Task } from '../entities';
+import { Task, TaskGroupHistoryEntry } from '../entities';
 import type { DomainOperation } from './operation';
 
 /**
@@ -41,6 +41,17 @@ export const operations: DomainOperation[] = [
       { name: 'statusId', kind: 'id', description: 'The status by id (when no statusSlug is given)' },
     ],
     answer: { entity: Task },
+    status: 200,
+    errors: ['400', '404'],
+  },
+  {
+    operationId: 'listHistoryForTaskGroup',
+    method: 'get',
+    path: 'task-groups/{id}/history',
+    tag: 'task-groups',
+    summary: "A page of one task group's history, newest first; also for a deleted group",
+    body: [],
+    answer: { page: TaskGroupHistoryEntry },
     status: 200,
     errors: ['400', '404'],
   },

@@ -1,7 +1,7 @@
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
-import { argumentSchema, type DomainOperation } from '../model/operation';
+import { argumentSchema, entityAnswerOf, pageAnswerOf, type DomainOperation } from '../model/operation';
 import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { entitySchema, requestSchema } from './field-schemas';
@@ -151,26 +151,30 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
   };
 }
 
-/** A domain operation's OpenAPI operation: its id, the row its path names, its body and its answers. */
-function operationPath(operation: DomainOperation): Operation {
-  const answer = 'entity' in operation.answer ? ref(operation.answer.entity.name) : ref(operation.answer.schema);
+/** A domain operation's OpenAPI operation: its id, the row its path names, its body (or list parameters) and its answers. */
+function operationPath(operation: DomainOperation, resources: readonly Resource[]): Operation {
+  const paged = resources.find((r) => r.entity === pageAnswerOf(operation));
+  const entity = entityAnswerOf(operation);
+  const answer = paged ? ref(`${paged.name}Page`) : entity ? ref(entity.name) : ref((operation.answer as { schema: string }).schema);
   const properties = Object.fromEntries(operation.body.map((a) => [a.name, argumentSchema(a)]));
   const required = operation.body.filter((a) => a.required).map((a) => a.name);
   const body = { type: 'object', properties, ...(required.length ? { required } : {}) };
+  const parameters = [...(operation.path.includes('{id}') ? [idParameter] : []), ...(paged ? listParameters(paged) : [])];
+  const takesBody = !paged && (operation.body.length || !operation.bodyOptional);
   return {
     tags: [operation.tag],
     operationId: operation.operationId,
     summary: operation.summary,
-    ...(operation.path.includes('{id}') ? { parameters: [idParameter] } : {}),
-    ...(operation.body.length || !operation.bodyOptional ? { requestBody: { required: !operation.bodyOptional, content: json(body) } } : {}),
-    responses: { [String(operation.status)]: ok('Done', answer), ...errors(...operation.errors) },
+    ...(parameters.length ? { parameters } : {}),
+    ...(takesBody ? { requestBody: { required: !operation.bodyOptional, content: json(body) } } : {}),
+    responses: { [String(operation.status)]: ok(paged ? 'A page' : 'Done', answer), ...errors(...operation.errors) },
   };
 }
 
 /** The paths of the domain operations (two operations may share a path with different methods). */
-function operationPaths(operations: readonly DomainOperation[]): Record<string, Record<string, Operation>> {
+function operationPaths(operations: readonly DomainOperation[], resources: readonly Resource[]): Record<string, Record<string, Operation>> {
   const paths: Record<string, Record<string, Operation>> = {};
-  for (const operation of operations) (paths[`/api/${operation.path}`] ??= {})[operation.method] = operationPath(operation);
+  for (const operation of operations) (paths[`/api/${operation.path}`] ??= {})[operation.method] = operationPath(operation, resources);
   return paths;
 }
 
@@ -256,7 +260,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     tags: resources.map((r) => ({ name: tagOf(r) })),
     paths: {
       ...Object.assign({}, ...resources.map(resourcePaths)),
-      ...operationPaths(operations),
+      ...operationPaths(operations, resources),
       '/v3/api-docs': {
         get: {
           tags: ['meta'],

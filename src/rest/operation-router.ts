@@ -1,23 +1,57 @@
 import express, { type Request, type Response, Router } from 'express';
-import type { DomainOperation } from '../model/operation';
+import { MethodNotAllowedError } from '../errors/api-error';
+import { entityAnswerOf, pageAnswerOf, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
+import type { PageResult } from '../services/page';
 import { BODY_LIMIT, jsonBody } from './json-body';
-import { present } from './present';
-import { contextOf, expressPath } from './resource-router';
+import { pageBody } from './page';
+import { present, presentAll } from './present';
+import { contextOf, expressPath, queryListParams } from './resource-router';
 
-/** The REST routes of the domain operations: parse, run the operation's service method, shape the answer. */
+/**
+ * The REST routes of the domain operations: parse, run the operation's service method, shape the answer.
+ * A method an operation path does not serve answers 405 with an `Allow` header, as collections do.
+ */
 export function operationRouter(operations: readonly DomainOperation[], resources: readonly Resource[]): Router {
   const router = Router();
   const body = [express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody];
+  const resourceOf = (entity: unknown) => resources.find((r) => r.entity === entity);
   for (const operation of operations) {
-    const answered = 'entity' in operation.answer ? resources.find((r) => r.entity === (operation.answer as { entity: unknown }).entity) : undefined;
-    router[operation.method](`/api/${expressPath(operation.path)}`, body, async (req: Request, res: Response) => {
+    const path = `/api/${expressPath(operation.path)}`;
+    const idOf = (req: Request) => (req.params.id === undefined ? undefined : String(req.params.id));
+    const paged = resourceOf(pageAnswerOf(operation));
+    if (paged) {
+      router.get(path, async (req: Request, res: Response) => {
+        const ctx = contextOf(req);
+        const result = (await runOperation(ctx, operation, idOf(req), queryListParams(req))) as PageResult<object>;
+        res.json(pageBody(result, await presentAll(ctx, paged, result.items)));
+      });
+      continue;
+    }
+    const answered = resourceOf(entityAnswerOf(operation));
+    router[operation.method](path, body, async (req: Request, res: Response) => {
       const ctx = contextOf(req);
-      const id = req.params.id === undefined ? undefined : String(req.params.id);
-      const result = await runOperation(ctx, operation, id, req.body);
+      const result = await runOperation(ctx, operation, idOf(req), req.body);
       res.status(operation.status).json(answered ? await present(ctx, answered, result) : result);
     });
   }
+  for (const [path, allow] of allowedMethods(operations)) {
+    router.all(path, (req: Request) => {
+      throw new MethodNotAllowedError(`${req.path} does not support ${req.method}; allowed: ${allow.join(', ')}`, allow);
+    });
+  }
   return router;
+}
+
+/** The methods each operation path serves (HEAD wherever GET is), by Express path. */
+function allowedMethods(operations: readonly DomainOperation[]): Map<string, string[]> {
+  const allowed = new Map<string, string[]>();
+  for (const operation of operations) {
+    const path = `/api/${expressPath(operation.path)}`;
+    const methods = allowed.get(path) ?? [];
+    methods.push(...(operation.method === 'get' ? ['GET', 'HEAD'] : [operation.method.toUpperCase()]));
+    allowed.set(path, methods);
+  }
+  return allowed;
 }

@@ -23,13 +23,18 @@ function parentIdOf(req: Request, resource: Resource): string | undefined {
   return resource.parent ? String(req.params[resource.parent.param]) : undefined;
 }
 
-function listParams(req: Request, resource: Resource): ListParams {
+/** The list arguments of a query string (the last of a repeated one; `sort` may repeat). */
+export function queryListParams(req: Request): ListParams {
   const q = req.query as Record<string, string | string[] | undefined>;
   const single = (name: string) => {
     const value = q[name];
     return Array.isArray(value) ? value[value.length - 1] : value;
   };
-  return { page: single('page'), pageSize: single('pageSize'), filter: single('filter'), query: single('query'), sort: q.sort, parentId: parentIdOf(req, resource) };
+  return { page: single('page'), pageSize: single('pageSize'), filter: single('filter'), query: single('query'), sort: q.sort };
+}
+
+function listParams(req: Request, resource: Resource): ListParams {
+  return { ...queryListParams(req), parentId: parentIdOf(req, resource) };
 }
 
 /**

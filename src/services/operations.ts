@@ -1,9 +1,11 @@
-import type { DomainOperation } from '../model/operation';
+import { pageAnswerOf, type DomainOperation } from '../model/operation';
 import type { RequestContext } from './context';
 import { parseOperationInput } from './operation-input';
+import type { ListParams } from './resource-service';
+import { listHistoryForTaskGroup } from './task-groups';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
 
-/** A domain operation's behaviour: the row its path names (if any) and its checked body. */
+/** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
 type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>) => Promise<object>;
 
 /** The service method behind each declared operation (model/operations.ts), by operationId. */
@@ -11,11 +13,16 @@ const HANDLERS: Record<string, OperationHandler> = {
   lockTask: (ctx, id) => lockTask(ctx, id!),
   unlockTask: (ctx, id, input) => unlockTask(ctx, id!, input),
   setTaskStatus: (ctx, id, input) => setTaskStatus(ctx, id!, input),
+  listHistoryForTaskGroup: (ctx, id, input) => listHistoryForTaskGroup(ctx, id!, input as ListParams),
 };
 
-/** Runs a domain operation for a REST request or a GraphQL mutation alike. */
+/**
+ * Runs a domain operation for a REST request or a GraphQL field alike. An operation answering a page
+ * receives the list arguments (`page`, `pageSize`, `filter`, `query`, `sort`), which the list checks.
+ */
 export function runOperation(ctx: RequestContext, operation: DomainOperation, id: string | undefined, body: unknown): Promise<object> {
   const handler = HANDLERS[operation.operationId];
   if (!handler) throw new Error(`no behaviour bound to operation ${operation.operationId}`);
-  return handler(ctx, id, parseOperationInput(operation, body));
+  const input = pageAnswerOf(operation) ? ({ ...(body as ListParams) } as Record<string, unknown>) : parseOperationInput(operation, body);
+  return handler(ctx, id, input);
 }
