@@ -1,4 +1,4 @@
-import { Entity } from '@mikro-orm/core';
+import { Entity, Unique } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr, type JsonSchema } from '../model/fields';
 import { Assistant } from './assistant';
@@ -36,6 +36,11 @@ export const EXCEPTION_DETAILS_SCHEMA: JsonSchema = {
 /** A run of an assistant's pipeline (or of another execution's part) on an organization's content. */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'execution' })
+// One execution per idempotency key in an organization, whatever the race between two creates.
+@Unique({
+  name: 'execution_organization_id_idempotency_key_unique',
+  expression: 'create unique index "execution_organization_id_idempotency_key_unique" on "execution" ("organization_id", "idempotency_key") where "idempotency_key" is not null',
+})
 export class Execution extends BaseEntity {
   @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'executions', onDelete: 'cascade' })
   organizationId!: string;

@@ -1,6 +1,6 @@
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { JSONScalar } from '../model/scalars';
-import { entityAnswerOf, pageAnswerOf, type ArgumentKind, type DomainOperation } from '../model/operation';
+import { entityAnswerOf, pageAnswerOf, rowParamOf, type ArgumentKind, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
 import type { PageResult } from '../services/page';
@@ -31,7 +31,7 @@ export function operationResolver(operations: readonly DomainOperation[], resour
       continue;
     }
     const method = `run_${operation.operationId}`;
-    const takesId = operation.path.includes('{id}');
+    const takesId = rowParamOf(operation) !== undefined;
     const argumentsOf = operation.body.filter((a) => !a.restOnly);
     prototype[method] = (...values: unknown[]) => {
       const { ctx } = values[values.length - 1] as GraphqlContext;
@@ -56,7 +56,7 @@ export function operationResolver(operations: readonly DomainOperation[], resour
 /** `listHistoryForTaskGroup(id: ID!, page, pageSize, filter, query, sort): TaskGroupHistoryEntryPage!`. */
 function declarePageQuery(prototype: Record<string, unknown>, operation: DomainOperation, resource: Resource): void {
   const method = `run_${operation.operationId}`;
-  const takesId = operation.path.includes('{id}');
+  const takesId = rowParamOf(operation) !== undefined;
   prototype[method] = async (...values: unknown[]) => {
     const { ctx } = values[values.length - 1] as GraphqlContext;
     const args = values[takesId ? 1 : 0] as ListArgs;

@@ -11,8 +11,10 @@ export interface DomainOperation {
   /** OpenAPI operationId and GraphQL mutation (or query) name, e.g. `lockTask`. */
   operationId: string;
   method: 'get' | 'put' | 'post' | 'delete';
-  /** Path under /api; `{id}` names the row the operation acts on (GraphQL argument `id: ID!`). */
+  /** Path under /api; `{id}` (or `{<rowParam>}`) names the row the operation acts on (GraphQL argument `id: ID!`). */
   path: string;
+  /** The path parameter naming the row, where the specification names it otherwise (`{executionId}`); default `id`. */
+  rowParam?: string;
   /** OpenAPI tag: the collection the operation belongs to. */
   tag: string;
   summary: string;
@@ -29,6 +31,12 @@ export interface DomainOperation {
   status: 200 | 201 | 202;
   /** Error statuses beyond 401, 403 and 429 (which every operation may answer). */
   errors: ('400' | '404' | '409')[];
+}
+
+/** The path parameter naming the row the operation acts on, if its path has one. */
+export function rowParamOf(operation: DomainOperation): string | undefined {
+  const name = operation.rowParam ?? 'id';
+  return operation.path.includes(`{${name}}`) ? name : undefined;
 }
 
 export type ArgumentKind = 'id' | 'string' | 'json' | 'jsonArray';

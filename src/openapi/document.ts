@@ -1,7 +1,7 @@
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
-import { argumentSchema, entityAnswerOf, pageAnswerOf, type DomainOperation } from '../model/operation';
+import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
 import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { entitySchema, requestSchema } from './field-schemas';
@@ -159,7 +159,8 @@ function operationPath(operation: DomainOperation, resources: readonly Resource[
   const properties = Object.fromEntries(operation.body.map((a) => [a.name, argumentSchema(a)]));
   const required = operation.body.filter((a) => a.required).map((a) => a.name);
   const body = { type: 'object', properties, ...(required.length ? { required } : {}) };
-  const parameters = [...(operation.path.includes('{id}') ? [idParameter] : []), ...(paged ? listParameters(paged) : [])];
+  const param = rowParamOf(operation);
+  const parameters = [...(param ? [{ ...idParameter, name: param }] : []), ...(paged ? listParameters(paged) : [])];
   const takesBody = !paged && (operation.body.length || !operation.bodyOptional);
   return {
     tags: [operation.tag],

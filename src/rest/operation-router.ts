@@ -1,6 +1,6 @@
 import express, { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
-import { entityAnswerOf, pageAnswerOf, type DomainOperation } from '../model/operation';
+import { entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
 import type { PageResult } from '../services/page';
@@ -19,7 +19,8 @@ export function operationRouter(operations: readonly DomainOperation[], resource
   const resourceOf = (entity: unknown) => resources.find((r) => r.entity === entity);
   for (const operation of operations) {
     const path = `/api/${expressPath(operation.path)}`;
-    const idOf = (req: Request) => (req.params.id === undefined ? undefined : String(req.params.id));
+    const param = rowParamOf(operation);
+    const idOf = (req: Request) => (param === undefined ? undefined : String(req.params[param]));
     const paged = resourceOf(pageAnswerOf(operation));
     if (paged) {
       router.get(path, async (req: Request, res: Response) => {

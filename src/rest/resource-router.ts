@@ -62,8 +62,9 @@ export function resourceRouter(resource: Resource): Router {
   if (!create) router.post('/', refuse(collectionMethods));
   else router.post('/', body, async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    const created = await service(req).create(ctx, req.body, parentIdOf(req, resource));
-    res.status(201).location(`${req.baseUrl}/${created.id}`).json(await present(ctx, resource, created));
+    const { row, created } = await service(req).createOrReplay(ctx, req.body, parentIdOf(req, resource));
+    // A create that repeats an earlier one (idempotency key) wrote nothing: 200 with the earlier row.
+    res.status(created ? 201 : 200).location(`${req.baseUrl}/${row.id}`).json(await present(ctx, resource, row));
   });
 
   router.get('/:id', async (req: Request, res: Response) => {

@@ -3,6 +3,8 @@ import type { RequestContext } from './context';
 import { parseOperationInput } from './operation-input';
 import type { ListParams } from './resource-service';
 import { listHistoryForTaskGroup } from './task-groups';
+import { clearDocumentStatus, lockDocumentFamily, setDocumentStatus, unlockDocumentFamily } from './document-families';
+import { cancelExecution } from './executions';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
 
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
@@ -14,6 +16,11 @@ const HANDLERS: Record<string, OperationHandler> = {
   unlockTask: (ctx, id, input) => unlockTask(ctx, id!, input),
   setTaskStatus: (ctx, id, input) => setTaskStatus(ctx, id!, input),
   listHistoryForTaskGroup: (ctx, id, input) => listHistoryForTaskGroup(ctx, id!, input as ListParams),
+  setDocumentStatus: (ctx, id, input) => setDocumentStatus(ctx, id!, input),
+  clearDocumentStatus: (ctx, id) => clearDocumentStatus(ctx, id!),
+  lockDocumentFamily: (ctx, id) => lockDocumentFamily(ctx, id!),
+  unlockDocumentFamily: (ctx, id) => unlockDocumentFamily(ctx, id!),
+  cancelExecution: (ctx, id) => cancelExecution(ctx, id!),
 };
 
 /**

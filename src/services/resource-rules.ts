@@ -16,6 +16,11 @@ export interface ResourceRules<T extends object> {
    * holds every field the body carried, also those equal to the stored value (absent from `changes`).
    */
   beforeUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, sent: Partial<T>): Promise<void>;
+  /**
+   * The earlier row a create repeats (an execution's `idempotencyKey`), looked up once the caller may
+   * create it: answered instead of a new row, and nothing is written.
+   */
+  replayOf?(ctx: RequestContext, values: Partial<T>): Promise<T | undefined>;
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
   /**

@@ -202,6 +202,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   async create(ctx: RequestContext, body: unknown, parentId?: string): Promise<T> {
+    return (await this.createOrReplay(ctx, body, parentId)).row;
+  }
+
+  /**
+   * A create that says whether it wrote: `created` is false when the body repeats an earlier create
+   * (`replayOf`), whose row is answered (REST answers it 200 rather than 201).
+   */
+  async createOrReplay(ctx: RequestContext, body: unknown, parentId?: string): Promise<{ row: T; created: boolean }> {
     if (parentId !== undefined) {
       await this.assertParent(ctx, parentId);
       body = this.namingParent(body, parentId);
@@ -212,7 +220,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (this.insertsAlone && !ctx.em.isInTransaction()) {
       await writableRows(ctx, this.resource, 'create');
       const organizationId = await this.assertReferencesExist(ctx, values);
-      if (await this.writableBeforeInsert(ctx, organizationId)) return this.insert(ctx, values);
+      if (await this.writableBeforeInsert(ctx, organizationId)) return { row: await this.insert(ctx, values), created: true };
     }
     return ctx.transaction(async (tx) => {
       // Also loads the caller's memberships as they are before the insert.
@@ -220,17 +228,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.resource.rules.beforeCreate?.(tx, values as Partial<T>, sent as Partial<T>);
       const organizationId = await this.assertReferencesExist(tx, values);
       const checkedBefore = await this.writableBeforeInsert(tx, organizationId);
+      const earlier = await this.resource.rules.replayOf?.(tx, values as Partial<T>);
+      if (earlier) return { row: earlier, created: false };
       const created = await this.insert(tx, values);
       await this.resource.rules.afterCreate?.(tx, created);
       if (!checkedBefore) await this.assertWritable(tx, created.id, 'create');
       await this.announce(tx);
-      return created;
+      return { row: created, created: true };
     });
   }
 
   private get insertsAlone(): boolean {
     const { rules, affectsAccess } = this.resource;
-    return !rules.beforeCreate && !rules.afterCreate && !affectsAccess;
+    return !rules.beforeCreate && !rules.afterCreate && !rules.replayOf && !affectsAccess;
   }
 
   /** One INSERT of the stored fields, server fields completed; values never stored (a new key's plain text) stay in the answer. */

@@ -14,6 +14,7 @@ import {
   DocumentFamily,
   DocumentStatus,
   DocumentStore,
+  Execution,
   KnowledgeSet,
   Organization,
   OrganizationSecret,
@@ -31,6 +32,7 @@ import {
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
+import { executionRules } from './executions';
 import { knowledgeSetRules } from './knowledge-sets';
 import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
@@ -80,6 +82,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
   rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),
   rulesOf(DocumentFamily, documentFamilyRules),
+  rulesOf(Execution, executionRules),
   rulesOf(Assistant, assistantRules),
   rulesOf(DataForm, dataFormRules),
   rulesOf(KnowledgeSet, knowledgeSetRules),
@@ -87,5 +90,6 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
 
 /** The resource with its rules, as its service runs it. */
 export function withRules<T extends object>(resource: Resource<T>): ResourceWithRules<T> {
-  return { ...resource, rules: RULES.get(resource.entity) ?? {} };
+  // Filed by rulesOf under their own entity: the rules found are the resource's.
+  return { ...resource, rules: (RULES.get(resource.entity) ?? {}) as ResourceRules<T> };
 }
