@@ -297,6 +297,17 @@ describe('changes through the collection itself', () => {
   });
 });
 
+describe('activity_completed', () => {
+  it('is recorded once when an activity becomes COMPLETED, not for other statuses', async () => {
+    const activity = await rest(member, 'POST', '/api/activities', 201, { projectId, title: unique('Activity') });
+    await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'RUNNING' });
+    await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'COMPLETED' });
+    await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'COMPLETED', title: 'Still completed' });
+    const events = await rest(member, 'GET', `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==activity_completed`)}&pageSize=100`, 200);
+    expect(events.content.filter((e: any) => e.eventDetail.activityId === activity.id).map((e: any) => e.eventDetail)).toEqual([{ activityId: activity.id }]);
+  });
+});
+
 describe('GraphQL', () => {
   it('serves lockTask, unlockTask and setTaskStatus with the REST rules', async () => {
     const task = await newTask();

@@ -1,6 +1,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import {
   AccessToken,
+  Activity,
   ActivityPlan,
   ProjectTemplate,
   ServiceBridge,
@@ -31,6 +32,7 @@ import {
 } from '../entities';
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
+import { activityRules } from './activities';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { executionRules } from './executions';
 import { knowledgeSetRules } from './knowledge-sets';
@@ -86,6 +88,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Assistant, assistantRules),
   rulesOf(DataForm, dataFormRules),
   rulesOf(KnowledgeSet, knowledgeSetRules),
+  rulesOf(Activity, activityRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */
