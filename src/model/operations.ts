@@ -1,4 +1,5 @@
 import { DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
+import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
 import type { DomainOperation } from './operation';
 
 /**
@@ -117,5 +118,25 @@ export const operations: DomainOperation[] = [
     answer: { entity: Execution },
     status: 200,
     errors: ['400', '404', '409'],
+  },
+  {
+    operationId: 'batchUpdate',
+    method: 'post',
+    path: 'batch-update',
+    tag: 'content-objects',
+    summary:
+      `Update up to ${BATCH_UPDATE_LIMIT} content objects, each operation in its own transaction by the rules of PUT /api/content-objects/{id}; ` +
+      'one result per operation, in request order',
+    body: [
+      {
+        name: 'operations',
+        kind: 'jsonArray',
+        required: true,
+        description: `1 to ${BATCH_UPDATE_LIMIT} objects {id, changeSequence?, ...fields}: the id of a content object and the body its PUT would take`,
+      },
+    ],
+    answer: { schema: 'BatchUpdateResult', graphql: () => BatchUpdateResult },
+    status: 200,
+    errors: ['400'],
   },
 ];

@@ -5,6 +5,7 @@ import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOp
 import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { entitySchema, requestSchema } from './field-schemas';
+import { addObjectTypeSchemas } from './object-type-schema';
 
 type Operation = Record<string, unknown>;
 
@@ -247,6 +248,9 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     if (resource.operations.create) schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
     if (resource.operations.update) schemas[`${resource.name}UpdateRequest`] = requestSchema(resource, 'update');
     schemas[`${resource.name}Page`] = pageSchema(resource.name);
+  }
+  for (const operation of operations) {
+    if ('schema' in operation.answer) addObjectTypeSchemas(schemas, operation.answer.graphql(), operation.answer.schema);
   }
   const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });
   return {

@@ -1,4 +1,5 @@
 import { pageAnswerOf, type DomainOperation } from '../model/operation';
+import { batchUpdate } from './batch-update';
 import type { RequestContext } from './context';
 import { parseOperationInput } from './operation-input';
 import type { ListParams } from './resource-service';
@@ -21,6 +22,7 @@ const HANDLERS: Record<string, OperationHandler> = {
   lockDocumentFamily: (ctx, id) => lockDocumentFamily(ctx, id!),
   unlockDocumentFamily: (ctx, id) => unlockDocumentFamily(ctx, id!),
   cancelExecution: (ctx, id) => cancelExecution(ctx, id!),
+  batchUpdate: (ctx, _id, input) => batchUpdate(ctx, input),
 };
 
 /**
