@@ -247,7 +247,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private async insert(ctx: RequestContext, values: Record<string, unknown>): Promise<T> {
     const now = new Date();
     this.completeServerFields(values);
-    Object.assign(values, { id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
+    // A body never carries an id (server-owned); a row the server records may (a linked delta's create names its data object).
+    Object.assign(values, { id: (values.id as string | undefined) ?? randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
     this.refreshSearchText(values);
     await insertRow(ctx.em, this.entity, this.storedValues(ctx, values));
     return values as T;

@@ -17,6 +17,7 @@ import {
   DocumentStore,
   Execution,
   KnowledgeSet,
+  LinkedDelta,
   Organization,
   OrganizationSecret,
   PlatformUser,
@@ -36,6 +37,7 @@ import { activityRules } from './activities';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { executionRules } from './executions';
 import { knowledgeSetRules } from './knowledge-sets';
+import { linkedDeltaRules } from './linked-deltas';
 import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
@@ -89,6 +91,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DataForm, dataFormRules),
   rulesOf(KnowledgeSet, knowledgeSetRules),
   rulesOf(Activity, activityRules),
+  rulesOf(LinkedDelta, linkedDeltaRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */
