@@ -169,12 +169,18 @@ describe('POST /api/linked-deltas', () => {
     await rest(member, 'GET', `/api/data-objects/${object.id}`, 200);
   });
 
-  it('keeps state, errorMessage and operations as applied: a PUT does not change them', async () => {
+  it('applies an empty list (APPLIED) and is never updated: PUT is 405', async () => {
     const familyId = await newFamily();
     const delta = await post(familyId, []);
     expect(delta).toMatchObject({ state: 'APPLIED', errorMessage: null, operations: [] });
-    const after = await rest(member, 'PUT', `/api/linked-deltas/${delta.id}`, 200, { state: 'FAILED', errorMessage: 'x', operations: [{ op: 'delete', id: randomUUID() }] });
-    expect(after).toMatchObject({ state: 'APPLIED', errorMessage: null, operations: [], changeSequence: 0 });
+    const refused = await server.request('PUT', `/api/linked-deltas/${delta.id}`, { body: { state: 'FAILED' }, key: member.key });
+    expect(refused.status, refused.text).toBe(405);
+    expect(refused.headers.get('allow')).toBe('GET, HEAD, DELETE');
+    // The state in a create body is the server's to decide.
+    expect(await rest(member, 'POST', '/api/linked-deltas', 201, { documentFamilyId: familyId, operations: [], state: 'FAILED', errorMessage: 'x' })).toMatchObject({
+      state: 'APPLIED',
+      errorMessage: null,
+    });
   });
 });
 

@@ -306,6 +306,8 @@ export const resources: Resource[] = [
     entity: LinkedDelta,
     scope: { kind: 'organization', path: 'documentFamilyId.documentStoreId.organizationId' },
     delete: hardDelete,
+    // A delta is the record of what its create applied: nothing of it may change afterwards.
+    operations: { update: false },
   }),
   defineResource({
     path: 'applied-knowledge-sets',
