@@ -1,7 +1,8 @@
 import { DocumentFamily } from '../entities/document-family';
 import { DocumentStatus } from '../entities/document-status';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors/api-error';
+import { BadRequestError } from '../errors/api-error';
 import type { RequestContext } from './context';
+import { lockOf, unlockOf } from './locks';
 import { recordEvent } from './platform-events';
 import type { ResourceService } from './resource-service';
 
@@ -39,13 +40,7 @@ export function clearDocumentStatus(ctx: RequestContext, id: string): Promise<Do
  * the refusal names the field the caller sent.
  */
 async function assertStatusOfFamilyOrganization(tx: RequestContext, field: string, statusId: string, family: DocumentFamily): Promise<void> {
-  let status: DocumentStatus;
-  try {
-    status = await tx.services.forEntity(DocumentStatus)!.get(tx, statusId);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw BadRequestError.forField(field, `no DocumentStatus with id ${statusId}`);
-    throw error;
-  }
+  const status = await tx.services.forEntity(DocumentStatus)!.getNamedBy(tx, field, statusId);
   const [row] = await tx.em.getConnection().execute<{ same: boolean }[]>(
     `select (select organization_id from project where id = ?) = (select organization_id from document_store where id = ?) as same`,
     [status.projectId, family.documentStoreId],
@@ -58,20 +53,17 @@ async function assertStatusOfFamilyOrganization(tx: RequestContext, field: strin
 /** PUT /api/document-families/{id}/lock: 409 when already locked; `document_locked` is recorded with the lock. */
 export function lockDocumentFamily(ctx: RequestContext, id: string): Promise<DocumentFamily> {
   return families(ctx).modify(ctx, id, async (tx, family) => {
-    if (family.locked) throw new ConflictError(`document family ${family.id} is already locked`);
+    const changes = lockOf(tx, family, 'document family');
     for (const projectId of await projectsOfFamily(tx, family)) {
       await recordEvent(tx, projectId, 'document_locked', { documentFamilyId: family.id });
     }
-    return { locked: true, lockedAt: new Date(), lockedById: tx.user?.id ?? null };
+    return changes;
   });
 }
 
 /** PUT /api/document-families/{id}/unlock: 409 when not locked. */
 export function unlockDocumentFamily(ctx: RequestContext, id: string): Promise<DocumentFamily> {
-  return families(ctx).modify(ctx, id, async (_tx, family) => {
-    if (!family.locked) throw new ConflictError(`document family ${family.id} is not locked`);
-    return { locked: false, lockedAt: null, lockedById: null };
-  });
+  return families(ctx).modify(ctx, id, async (_tx, family) => unlockOf(family, 'document family'));
 }
 
 /**

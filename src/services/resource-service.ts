@@ -197,6 +197,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return this.underParent(ctx, id, parentId, () => this.findVisible(ctx, id));
   }
 
+  /**
+   * The row a body field names (`statusId`): as `get`, but one that does not exist (or is deleted) is
+   * 400 naming the field, as for any reference; 403 when it is not the caller's to see.
+   */
+  async getNamedBy(ctx: RequestContext, field: string, id: string): Promise<T> {
+    try {
+      return await this.findVisible(ctx, id);
+    } catch (error) {
+      if (error instanceof NotFoundError) throw BadRequestError.forField(field, `no ${this.resource.name} with id ${id}`);
+      throw error;
+    }
+  }
+
   async sequence(ctx: RequestContext, id: string, parentId?: string): Promise<number> {
     return (await this.get(ctx, id, parentId)).changeSequence;
   }

@@ -1,8 +1,9 @@
 import { Project } from '../entities/project';
 import { Task } from '../entities/task';
 import { TaskStatus } from '../entities/task-status';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors/api-error';
+import { BadRequestError, ConflictError } from '../errors/api-error';
 import type { RequestContext } from './context';
+import { lockOf, unlockOf } from './locks';
 import { recordEvent } from './platform-events';
 import type { ResourceRules } from './resource-rules';
 import type { ResourceService } from './resource-service';
@@ -45,10 +46,10 @@ async function recordStatusChange(tx: RequestContext, task: Task, to: string | n
 /** PUT /api/tasks/{id}/lock: 409 when already locked; the data-lake record follows the commit. */
 export async function lockTask(ctx: RequestContext, id: string): Promise<Task> {
   const locked = await tasks(ctx).modify(ctx, id, async (tx, task) => {
-    if (task.locked) throw new ConflictError(`task ${task.id} is already locked`);
+    const changes = lockOf(tx, task, 'task');
     await recordTaskActivity(tx, task.id, 'LOCKED', 'Task locked');
     await recordEvent(tx, task.projectId, 'task_locked', { taskId: task.id });
-    return { locked: true, lockedAt: new Date(), lockedById: tx.user?.id ?? null };
+    return changes;
   });
   await writeLockRecord(ctx, locked);
   return locked;
@@ -58,10 +59,10 @@ export async function lockTask(ctx: RequestContext, id: string): Promise<Task> {
 export async function unlockTask(ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<Task> {
   const reason = typeof input.reason === 'string' ? input.reason.trim() : '';
   return tasks(ctx).modify(ctx, id, async (tx, task) => {
-    if (!task.locked) throw new ConflictError(`task ${task.id} is not locked`);
+    const changes = unlockOf(task, 'task');
     await recordTaskActivity(tx, task.id, 'UNLOCKED', `Task unlocked: ${reason}`, reason ? { reason } : {});
     await recordEvent(tx, task.projectId, 'task_unlocked', { taskId: task.id });
-    return { locked: false, lockedAt: null, lockedById: null };
+    return changes;
   });
 }
 
@@ -92,13 +93,7 @@ async function statusBySlug(ctx: RequestContext, slug: string, organizationId: s
 
 /** A status named by id: 400 when it does not exist or belongs to another of the caller's organizations, 403 when it is not theirs to see. */
 async function statusById(ctx: RequestContext, id: string, organizationId: string): Promise<TaskStatus> {
-  let status: TaskStatus;
-  try {
-    status = await ctx.services.forEntity(TaskStatus)!.get(ctx, id);
-  } catch (error) {
-    if (error instanceof NotFoundError) throw BadRequestError.forField('statusId', `no live task status with id ${id}`);
-    throw error;
-  }
+  const status = await ctx.services.forEntity(TaskStatus)!.getNamedBy(ctx, 'statusId', id);
   if (status.organizationId !== organizationId) throw BadRequestError.forField('statusId', `task status ${id} is not one of the task's organization`);
   return status;
 }
