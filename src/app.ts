@@ -17,11 +17,13 @@ import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { operationRouter } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { listen } from './database/listener';
+import { JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
 import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
+import { automationJobs } from './services/automation-jobs';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
 const READ_POOL_SIZE = 10;
@@ -35,6 +37,8 @@ export interface AppOptions {
   secretsKey: Buffer;
   /** DATA_LAKE_DIR. */
   dataLakeDir: string;
+  /** WORKER_CONCURRENCY: activity jobs this process runs at once; absent or 0, none (the queue is still written). */
+  workerConcurrency?: number;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -44,6 +48,7 @@ export function appOptions(config: AppConfig): AppOptions {
     authCacheSeconds: config.authCacheSeconds,
     secretsKey: loadSecretsKey(config.secretsKey, config.dataDir),
     dataLakeDir: config.dataLakeDir,
+    workerConcurrency: config.workerConcurrency,
   };
 }
 
@@ -59,10 +64,13 @@ export interface App {
  * recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
-  const reads = new ReadPool(orm.config.get('clientUrl')!, READ_POOL_SIZE);
+  const databaseUrl = orm.config.get('clientUrl')!;
+  await migrateJobQueue(databaseUrl);
+  const reads = new ReadPool(databaseUrl, READ_POOL_SIZE);
   const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads, secrets: new SecretBox(options.secretsKey), lake: new DataLake(options.dataLakeDir) });
   // Every process drops its cached credentials when any process announces a change of access.
-  const accessChanges = listen(orm.config.get('clientUrl')!, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
+  const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, automationJobs(orm, services)) : undefined;
+  const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
   const graphql = await graphqlHandler(resources);
@@ -92,6 +100,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     app,
     services,
     close: async () => {
+      await worker?.stop();
       await graphql.stop();
       await limits.close();
       await accessChanges.close();

@@ -3,6 +3,9 @@ import { join } from 'node:path';
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
 
+/** More jobs at once than connections a process should hold is a mistake, not a setting. */
+const MAX_WORKER_CONCURRENCY = 64;
+
 /** Settings read from the environment (names fixed by the design). */
 export interface AppConfig {
   port: number;
@@ -18,6 +21,8 @@ export interface AppConfig {
   dataLakeDir: string;
   /** SECRETS_KEY: base64 of the 32-byte key that encrypts organization secrets (else kept in the data folder). */
   secretsKey?: string;
+  /** WORKER_CONCURRENCY: activity jobs this process runs at once (0: no worker in this process). */
+  workerConcurrency: number;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -48,5 +53,6 @@ export function loadConfig(): AppConfig {
     authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
     secretsKey: process.env.SECRETS_KEY || undefined,
     dataLakeDir: process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
+    workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
   };
 }

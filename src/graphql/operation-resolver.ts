@@ -25,6 +25,7 @@ export function operationResolver(operations: readonly DomainOperation[], resour
   class OperationResolver {}
   const prototype = OperationResolver.prototype as unknown as Record<string, unknown>;
   for (const operation of operations) {
+    if (operation.restOnly) continue;
     const paged = resources.find((r) => r.entity === pageAnswerOf(operation));
     if (paged) {
       declarePageQuery(prototype, operation, paged);

@@ -15,6 +15,12 @@ export interface DomainOperation {
   path: string;
   /** The path parameter naming the row, where the specification names it otherwise (`{executionId}`); default `id`. */
   rowParam?: string;
+  /** Further path parameters (UUIDs) beyond the row's, handed to the operation by name (`{stepId}`). */
+  pathParams?: string[];
+  /** Served over REST only (an internal callback): no GraphQL field. */
+  restOnly?: boolean;
+  /** The body is any JSON object, handed to the operation whole (beside the declared arguments, if any). */
+  anyObjectBody?: boolean;
   /** OpenAPI tag: the collection the operation belongs to. */
   tag: string;
   summary: string;

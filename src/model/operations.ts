@@ -1,4 +1,4 @@
-import { DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
+import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
 import type { DomainOperation } from './operation';
 
@@ -138,5 +138,33 @@ export const operations: DomainOperation[] = [
     answer: { schema: 'BatchUpdateResult', graphql: () => BatchUpdateResult },
     status: 200,
     errors: ['400'],
+  },
+  {
+    operationId: 'fireTrigger',
+    method: 'post',
+    path: 'triggers/{id}/fire',
+    tag: 'triggers',
+    summary:
+      'Start the activity of an enabled manual trigger by hand, with `input` (the activity inputs unless the trigger maps them); ' +
+      'the activity runs in the background. 409 when the trigger is disabled, is not a manual trigger, or its eventFilter is false for this input',
+    body: [{ name: 'input', kind: 'json', description: 'Handed to eventFilter and inputMapping as `input`' }],
+    bodyOptional: true,
+    answer: { entity: Activity },
+    status: 202,
+    errors: ['400', '404', '409'],
+  },
+  {
+    operationId: 'failActivityStep',
+    method: 'post',
+    path: 'orchestrator/activities/{id}/steps/{stepId}/error',
+    pathParams: ['stepId'],
+    restOnly: true,
+    anyObjectBody: true,
+    tag: 'orchestrator',
+    summary: 'Internal callback (platform administrators only): the step and its activity become FAILED with the body as errorDetails',
+    body: [],
+    answer: { entity: Activity },
+    status: 202,
+    errors: ['400', '404'],
   },
 ];

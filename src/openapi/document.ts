@@ -159,9 +159,10 @@ function operationPath(operation: DomainOperation, resources: readonly Resource[
   const answer = paged ? ref(`${paged.name}Page`) : entity ? ref(entity.name) : ref((operation.answer as { schema: string }).schema);
   const properties = Object.fromEntries(operation.body.map((a) => [a.name, argumentSchema(a)]));
   const required = operation.body.filter((a) => a.required).map((a) => a.name);
-  const body = { type: 'object', properties, ...(required.length ? { required } : {}) };
+  const body = { type: 'object', properties, ...(required.length ? { required } : {}), ...(operation.anyObjectBody ? { additionalProperties: true } : {}) };
   const param = rowParamOf(operation);
-  const parameters = [...(param ? [{ ...idParameter, name: param }] : []), ...(paged ? listParameters(paged) : [])];
+  const pathParams = [param, ...(operation.pathParams ?? [])].filter((name): name is string => name !== undefined);
+  const parameters = [...pathParams.map((name) => ({ ...idParameter, name })), ...(paged ? listParameters(paged) : [])];
   const takesBody = !paged && (operation.body.length || !operation.bodyOptional);
   return {
     tags: [operation.tag],

@@ -21,6 +21,7 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     const path = `/api/${expressPath(operation.path)}`;
     const param = rowParamOf(operation);
     const idOf = (req: Request) => (param === undefined ? undefined : String(req.params[param]));
+    const paramsOf = (req: Request) => Object.fromEntries((operation.pathParams ?? []).map((name) => [name, String(req.params[name])]));
     const paged = resourceOf(pageAnswerOf(operation));
     if (paged) {
       router.get(path, async (req: Request, res: Response) => {
@@ -33,7 +34,7 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     const answered = resourceOf(entityAnswerOf(operation));
     router[operation.method](path, body, async (req: Request, res: Response) => {
       const ctx = contextOf(req);
-      const result = await runOperation(ctx, operation, idOf(req), req.body);
+      const result = await runOperation(ctx, operation, idOf(req), req.body, paramsOf(req));
       res.status(operation.status).json(answered ? await present(ctx, answered, result) : result);
     });
   }

@@ -16,11 +16,23 @@ export type Actor =
 /** How records written on an actor's behalf name its kind (DocumentActorType): bearer and Basic callers are users. */
 export type ActorType = 'USER' | 'API_KEY' | 'SYSTEM';
 
+/**
+ * The activity on whose behalf the server writes (its steps run with it): the events those writes
+ * cause never fire `triggerId` again, and the activities they start are one level deeper.
+ */
+export interface ActivityCause {
+  activityId: string;
+  triggerId: string | null;
+  depth: number;
+}
+
 /** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
 export class RequestContext {
   readonly loaders: Loaders;
   /** The organizations the actor belongs to, looked up once per request or taken from the access cache (see tenancy.ts). */
   memberships?: Promise<Memberships>;
+  /** Set while an activity's steps write (see services/activity-runner.ts). */
+  cause?: ActivityCause;
 
   constructor(
     readonly em: EntityManager,
@@ -45,7 +57,9 @@ export class RequestContext {
 
   /** The same unit of work acting as the system, for rows a rule creates on the caller's behalf. */
   asSystem(): RequestContext {
-    return new RequestContext(this.em, { kind: 'system' }, this.services);
+    const system = new RequestContext(this.em, { kind: 'system' }, this.services);
+    system.cause = this.cause;
+    return system;
   }
 
   /**
@@ -59,6 +73,7 @@ export class RequestContext {
       result = await this.em.transactional((em) => {
         inner = new RequestContext(em as EntityManager, this.actor, this.services);
         inner.memberships = this.memberships;
+        inner.cause = this.cause;
         return work(inner);
       });
     } catch (error) {

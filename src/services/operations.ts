@@ -6,10 +6,12 @@ import type { ListParams } from './resource-service';
 import { listHistoryForTaskGroup } from './task-groups';
 import { clearDocumentStatus, lockDocumentFamily, setDocumentStatus, unlockDocumentFamily } from './document-families';
 import { cancelExecution } from './executions';
+import { failActivityStep } from './activity-runner';
+import { fireTrigger } from './trigger-firing';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
 
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
-type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>) => Promise<object>;
+type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>, params: Record<string, string>) => Promise<object>;
 
 /** The service method behind each declared operation (model/operations.ts), by operationId. */
 const HANDLERS: Record<string, OperationHandler> = {
@@ -23,15 +25,17 @@ const HANDLERS: Record<string, OperationHandler> = {
   unlockDocumentFamily: (ctx, id) => unlockDocumentFamily(ctx, id!),
   cancelExecution: (ctx, id) => cancelExecution(ctx, id!),
   batchUpdate: (ctx, _id, input) => batchUpdate(ctx, input),
+  fireTrigger: (ctx, id, input) => fireTrigger(ctx, id!, input),
+  failActivityStep: (ctx, id, input, params) => failActivityStep(ctx, id!, params.stepId, input),
 };
 
 /**
  * Runs a domain operation for a REST request or a GraphQL field alike. An operation answering a page
  * receives the list arguments (`page`, `pageSize`, `filter`, `query`, `sort`), which the list checks.
  */
-export function runOperation(ctx: RequestContext, operation: DomainOperation, id: string | undefined, body: unknown): Promise<object> {
+export function runOperation(ctx: RequestContext, operation: DomainOperation, id: string | undefined, body: unknown, params: Record<string, string> = {}): Promise<object> {
   const handler = HANDLERS[operation.operationId];
   if (!handler) throw new Error(`no behaviour bound to operation ${operation.operationId}`);
   const input = pageAnswerOf(operation) ? ({ ...(body as ListParams) } as Record<string, unknown>) : parseOperationInput(operation, body);
-  return handler(ctx, id, input);
+  return handler(ctx, id, input, params);
 }

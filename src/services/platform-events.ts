@@ -1,5 +1,6 @@
 import { PlatformEvent } from '../entities/platform-event';
 import type { RequestContext } from './context';
+import { enqueueTriggerEvaluation } from './trigger-firing';
 
 /** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
 export type EventType =
@@ -12,9 +13,10 @@ export type EventType =
   | 'knowledge_set_updated';
 
 /**
- * Records a domain event in the transaction of the change that causes it: a change rolled back leaves
- * no event behind. `detail` names the ids involved.
+ * Records a domain event in the transaction of the change that causes it, with the evaluation of the
+ * project's triggers it asks for: a change rolled back leaves neither behind. `detail` names the ids involved.
  */
 export async function recordEvent(tx: RequestContext, projectId: string, eventType: EventType, detail: Record<string, unknown>): Promise<void> {
-  await tx.services.forEntity(PlatformEvent)!.record(tx, { projectId, eventType, eventDetail: detail, notified: false, dateTime: new Date() });
+  const event = await tx.services.forEntity(PlatformEvent)!.record(tx, { projectId, eventType, eventDetail: detail, notified: false, dateTime: new Date() });
+  await enqueueTriggerEvaluation(tx, event);
 }

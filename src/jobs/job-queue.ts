@@ -1,0 +1,154 @@
+import { EventEmitter } from 'node:events';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger, LogLevel, Runner, TaskList, WorkerEvents } from 'graphile-worker' with { 'resolution-mode': 'import' };
+import pg from 'pg';
+import { runOnConnection } from '../database/prepared-in-transaction';
+import { logger } from '../http/logger';
+
+/**
+ * The background job queue: graphile-worker on the application's own PostgreSQL. A job is a row added
+ * in the transaction of the change that asks for it (so a change rolled back asks for nothing), and
+ * LISTEN/NOTIFY wakes a worker at once. Its schema (`graphile_worker`) is created and upgraded by its own
+ * migrations when the database is opened.
+ */
+export const JOB_SCHEMA = 'graphile_worker';
+
+/** Attempts of a job that throws (a lost connection, a database restart): retried with backoff. */
+export const JOB_MAX_ATTEMPTS = 10;
+
+/** graphile-worker is an ECMAScript module: loaded once, when the queue is first used. */
+let library: Promise<{ module: typeof import('graphile-worker', { with: { 'resolution-mode': 'import' } }); logger: Logger }> | undefined;
+
+function graphileWorker() {
+  library ??= import('graphile-worker').then((module) => ({
+    module,
+    logger: new module.Logger(() => (level: LogLevel, message: string, meta?: unknown) => {
+      const fields = { queue: true, ...(meta as object | undefined) };
+      if (level === 'error') logger.error(fields, message);
+      else if (level === 'warning') logger.warn(fields, message);
+      else logger.debug(fields, message);
+    }),
+  }));
+  return library;
+}
+
+/** Creates or upgrades the queue's schema; safe to run from many processes at once. */
+export async function migrateJobQueue(connectionString: string): Promise<void> {
+  const { module, logger: queueLogger } = await graphileWorker();
+  await module.runMigrations({ connectionString, logger: queueLogger, schema: JOB_SCHEMA });
+}
+
+const ADD_JOB = { name: 'add-job', text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int)` };
+
+/** Adds a job in the EntityManager's transaction (at once outside one). */
+export async function enqueueJob(em: EntityManager, name: string, payload: object): Promise<void> {
+  await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS]);
+}
+
+/** A condition of `enqueueJobIf`: a query whose parameters are `$1`, `$2` ..., named by `key` (it is prepared once). */
+export interface JobCondition {
+  key: string;
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * Adds a job only when `condition` finds a row, in the same single statement (so asking costs no round
+ * trip of its own), in the EntityManager's transaction.
+ */
+export async function enqueueJobIf(em: EntityManager, name: string, payload: object, condition: JobCondition): Promise<void> {
+  const shifted = condition.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 3}`);
+  await runOnConnection(
+    em,
+    { name: `add-job-if-${condition.key}`, text: `${ADD_JOB.text} where exists (${shifted})` },
+    [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...condition.params],
+  );
+}
+
+/**
+ * graphile-worker keeps a job locked by a worker that died for hours. Each worker of this process holds
+ * a session advisory lock named after its id on one connection, which PostgreSQL releases the moment the
+ * process is gone; a job whose worker's lock is free is given back to the queue (by any process, at
+ * start and then every few seconds), so a crash loses nothing and a restart resumes at once.
+ */
+const LIVENESS_LOCK_CLASS = 0x6a6f6273; // 'jobs'
+/** A job locked more recently than this may belong to a worker whose advisory lock is being taken. */
+const LOCK_GRACE_SECONDS = 3;
+const REAP_INTERVAL_MS = 5_000;
+
+export class JobWorker {
+  private readonly ownWorkers = new Set<string>();
+  private reaper?: NodeJS.Timeout;
+  private runner?: Runner;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly liveness: pg.Client,
+  ) {}
+
+  /** Runs `tasks` with `concurrency` jobs at once in this process until `stop`. */
+  static async start(connectionString: string, concurrency: number, tasks: TaskList): Promise<JobWorker> {
+    const liveness = new pg.Client({ connectionString });
+    liveness.on('error', (error) => logger.error({ err: error }, 'the job workers lost their liveness connection'));
+    await liveness.connect();
+    const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2 }), liveness);
+    const events: WorkerEvents = new EventEmitter();
+    events.on('worker:create', ({ worker: created }) => worker.holdLiveness(created.workerId));
+    worker.pool.on('error', (error) => logger.error({ err: error }, 'job queue connection failed'));
+    await worker.reapDeadWorkers();
+    const { module, logger: queueLogger } = await graphileWorker();
+    worker.runner = await module.run({
+      pgPool: worker.pool,
+      concurrency,
+      taskList: tasks,
+      schema: JOB_SCHEMA,
+      logger: queueLogger,
+      events,
+      noHandleSignals: true,
+      pollInterval: 1_000,
+    });
+    worker.reaper = setInterval(() => void worker.reapDeadWorkers(), REAP_INTERVAL_MS);
+    worker.reaper.unref();
+    return worker;
+  }
+
+  /** Lets running jobs finish, then releases the connections. */
+  async stop(): Promise<void> {
+    clearInterval(this.reaper);
+    await this.runner?.stop();
+    await this.liveness.end().catch(() => undefined);
+    await this.pool.end();
+  }
+
+  private holdLiveness(workerId: string): void {
+    this.ownWorkers.add(workerId);
+    this.liveness.query('select pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, workerId]).catch((error: unknown) => {
+      logger.error({ err: error, workerId }, 'a job worker could not announce itself alive');
+    });
+  }
+
+  /** Gives back to the queue the jobs locked by workers whose process is gone. */
+  private async reapDeadWorkers(): Promise<void> {
+    try {
+      const { rows } = await this.liveness.query<{ workerId: string }>(
+        `select distinct locked_by as "workerId" from ${JOB_SCHEMA}._private_jobs
+          where locked_by is not null and locked_at < now() - make_interval(secs => $1)`,
+        [LOCK_GRACE_SECONDS],
+      );
+      const dead: string[] = [];
+      for (const { workerId } of rows) {
+        if (this.ownWorkers.has(workerId)) continue;
+        const key = [LIVENESS_LOCK_CLASS, workerId];
+        const { rows: [probe] } = await this.liveness.query<{ free: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as free', key);
+        if (!probe.free) continue;
+        await this.liveness.query('select pg_advisory_unlock($1, hashtext($2))', key);
+        dead.push(workerId);
+      }
+      if (dead.length === 0) return;
+      await this.liveness.query(`select ${JOB_SCHEMA}.force_unlock_workers($1::text[])`, [dead]);
+      logger.warn({ workers: dead }, 'jobs of stopped workers returned to the queue');
+    } catch (error) {
+      logger.error({ err: error }, 'could not look for jobs of stopped workers');
+    }
+  }
+}
