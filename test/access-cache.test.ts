@@ -56,10 +56,18 @@ describe('credentials and memberships cached per process', () => {
   });
 
   it('does not look the key up again while it is cached (a change outside the API waits for the time limit)', async () => {
-    const { key, keyId } = await userWithKey();
-    expect((await me(first, key)).status).toBe(200);
-    await first.orm.em.fork().getConnection().execute('update access_token set expires_at = ? where id = ?', [new Date(Date.now() - 1_000), keyId]);
-    expect((await me(first, key)).status).toBe(200);
+    // Suites share the database: another suite's change of access, announced between the two reads,
+    // empties the cache too; of three attempts, one sees the key still cached.
+    let key = '';
+    const statuses: number[] = [];
+    for (let attempt = 0; attempt < 3 && statuses.at(-1) !== 200; attempt++) {
+      const created = await userWithKey();
+      key = created.key;
+      expect((await me(first, key)).status).toBe(200);
+      await first.orm.em.fork().getConnection().execute('update access_token set expires_at = ? where id = ?', [new Date(Date.now() - 1_000), created.keyId]);
+      statuses.push((await me(first, key)).status);
+    }
+    expect(statuses.at(-1)).toBe(200);
     // Announced like a write through the API: refused everywhere.
     await first.orm.em.fork().getConnection().execute(`select pg_notify('platform_access_changed', '')`);
     expect(await millisecondsUntil(first, key, '/api/account/me', 401)).toBeLessThan(1_000);

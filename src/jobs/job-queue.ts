@@ -94,7 +94,9 @@ export class JobWorker {
     const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2 }), liveness);
     const events: WorkerEvents = new EventEmitter();
     events.on('worker:create', ({ worker: created }) => worker.holdLiveness(created.workerId));
-    worker.pool.on('error', (error) => logger.error({ err: error }, 'job queue connection failed'));
+    const connectionFailed = (error: Error) => logger.error({ err: error }, 'job queue connection failed');
+    worker.pool.on('error', connectionFailed);
+    worker.pool.on('connect', (client) => client.on('error', connectionFailed));
     await worker.reapDeadWorkers();
     const { module, logger: queueLogger } = await graphileWorker();
     worker.runner = await module.run({
@@ -120,9 +122,18 @@ export class JobWorker {
     await this.pool.end();
   }
 
+  /** The liveness connection's statements, one after the other (a client runs one at a time). */
+  private livenessQueue: Promise<unknown> = Promise.resolve();
+
+  private onLiveness<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
+    const result = this.livenessQueue.then(() => this.liveness.query<R>(text, values));
+    this.livenessQueue = result.catch(() => undefined);
+    return result;
+  }
+
   private holdLiveness(workerId: string): void {
     this.ownWorkers.add(workerId);
-    this.liveness.query('select pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, workerId]).catch((error: unknown) => {
+    this.onLiveness('select pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, workerId]).catch((error: unknown) => {
       logger.error({ err: error, workerId }, 'a job worker could not announce itself alive');
     });
   }
@@ -130,7 +141,7 @@ export class JobWorker {
   /** Gives back to the queue the jobs locked by workers whose process is gone. */
   private async reapDeadWorkers(): Promise<void> {
     try {
-      const { rows } = await this.liveness.query<{ workerId: string }>(
+      const { rows } = await this.onLiveness<{ workerId: string }>(
         `select distinct locked_by as "workerId" from ${JOB_SCHEMA}._private_jobs
           where locked_by is not null and locked_at < now() - make_interval(secs => $1)`,
         [LOCK_GRACE_SECONDS],
@@ -139,13 +150,13 @@ export class JobWorker {
       for (const { workerId } of rows) {
         if (this.ownWorkers.has(workerId)) continue;
         const key = [LIVENESS_LOCK_CLASS, workerId];
-        const { rows: [probe] } = await this.liveness.query<{ free: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as free', key);
+        const { rows: [probe] } = await this.onLiveness<{ free: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as free', key);
         if (!probe.free) continue;
-        await this.liveness.query('select pg_advisory_unlock($1, hashtext($2))', key);
+        await this.onLiveness('select pg_advisory_unlock($1, hashtext($2))', key);
         dead.push(workerId);
       }
       if (dead.length === 0) return;
-      await this.liveness.query(`select ${JOB_SCHEMA}.force_unlock_workers($1::text[])`, [dead]);
+      await this.onLiveness(`select ${JOB_SCHEMA}.force_unlock_workers($1::text[])`, [dead]);
       logger.warn({ workers: dead }, 'jobs of stopped workers returned to the queue');
     } catch (error) {
       logger.error({ err: error }, 'could not look for jobs of stopped workers');

@@ -1,16 +1,10 @@
 import './bench/env';
 import '../env';
 import 'reflect-metadata';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { appOptions, createApp } from '../app';
-import { generateApiKey } from '../auth/api-keys';
-import { bootstrapAdministrator } from '../auth/bootstrap';
-import { loadConfig } from '../config/config';
-import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../database/database-url';
-import { openDatabase } from '../database/orm';
 import { queryCounter } from '../database/query-counter';
+import { call, pooled, type Api } from './bench/http';
 import { PhaseObserver } from './bench/observe';
+import { exitWhenDone, onScratchServer } from './bench/scratch-server';
 
 /**
  * `npm run bench:batch`: 1,000 content-object updates as one POST /api/batch-update against the same
@@ -26,26 +20,6 @@ import { PhaseObserver } from './bench/observe';
 const OPERATIONS = Number(process.env.BENCH_OPERATIONS ?? 1000);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-
-interface Api {
-  base: string;
-  key: string;
-}
-
-async function call(api: Api, method: string, path: string, body: unknown, key = api.key): Promise<any> {
-  const response = await fetch(`${api.base}${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-}
-
-/** Runs `work(i)` for i in 0..count-1, `inFlight` at a time. */
-async function pooled(count: number, inFlight: number, work: (i: number) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(inFlight, count) }, async () => {
-    while (next < count) await work(next++);
-  }));
-}
 
 /** A member's key, and OPERATIONS content objects of one family of theirs. */
 async function seed(api: Api): Promise<{ memberKey: string; ids: string[] }> {
@@ -75,18 +49,7 @@ async function timed(work: () => Promise<void>): Promise<Measured> {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
-  const server = await databaseServer(config.databaseUrl, config.dataDir);
-  const scratch = `platform_bench_batch_${process.pid}`;
-  await ensureDatabase(server.serverUrl, scratch);
-  const orm = await openDatabase(withDatabase(server.serverUrl, scratch));
-  const adminKey = generateApiKey();
-  await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, appOptions(config));
-  const listener: Server = app.app.listen(0, '127.0.0.1');
-  await new Promise((resolve) => listener.once('listening', resolve));
-  try {
-    const api = { base: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`, key: adminKey };
+  await onScratchServer('bench_batch', async (api) => {
     const { memberKey, ids } = await seed(api);
     const member = { ...api, key: memberKey };
     let value = 0;
@@ -113,20 +76,7 @@ async function main(): Promise<void> {
       const perUpdate = rounds.reduce((sum, r) => sum + r.statements, 0) / rounds.length / ids.length;
       console.log(`| ${name} | ${sorted[0].toFixed(2)} | ${median.toFixed(2)} | ${(ids.length / median).toFixed(0)} | ${perUpdate.toFixed(1)} |`);
     }
-  } finally {
-    listener.closeAllConnections();
-    listener.close();
-    await app.close();
-    await orm.close();
-    await dropDatabase(server.serverUrl, scratch);
-    await server.stop();
-  }
+  });
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+exitWhenDone(main());

@@ -37,10 +37,11 @@ export type EventSubject = Record<string, unknown> & { eventKind: string; projec
  */
 export async function enqueueTriggerEvaluation(tx: RequestContext, event: { id: string; projectId: string; eventType: string }): Promise<void> {
   const evaluation: TriggerEvaluation = { eventId: event.id, ...(tx.cause ? { cause: tx.cause } : {}) };
+  // The trigger that started the causing activity never fires again for it: it does not count.
   await enqueueJobIf(tx.em, EVALUATE_TRIGGERS_JOB, evaluation, {
     key: 'enabled-trigger',
-    sql: 'select 1 from "trigger" t where t.project_id = $1 and t.event_kind = $2 and t.enabled',
-    params: [event.projectId, event.eventType],
+    sql: 'select 1 from "trigger" t where t.project_id = $1 and t.event_kind = $2 and t.enabled and t.id is distinct from $3::uuid',
+    params: [event.projectId, event.eventType, tx.cause?.triggerId ?? null],
   });
 }
 
