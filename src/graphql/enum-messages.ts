@@ -1,4 +1,5 @@
 import { GraphQLEnumType, GraphQLError, isEnumType, Kind, print, type GraphQLSchema, type ValueNode, type ValidationRule } from 'graphql';
+import { notAllowedMessage } from '../services/input';
 
 /**
  * The input field or argument each literal value of the document being validated was written for;
@@ -16,10 +17,10 @@ export const nameInputValuesRule: ValidationRule = () => {
 };
 
 function refusal(type: GraphQLEnumType, shown: string, node?: ValueNode): GraphQLError {
-  const allowed = type.getValues().map((v) => v.name).join(', ');
+  const allowed = type.getValues().map((v) => v.name);
   const field = node && fieldOfValue.get(node);
   const subject = field ? `${field}: ` : '';
-  return new GraphQLError(`${subject}${shown} is not a ${type.name}; allowed values: ${allowed}`, { nodes: node });
+  return new GraphQLError(`${subject}${notAllowedMessage(shown, type.name, allowed)}`, { nodes: node });
 }
 
 /**

@@ -22,6 +22,18 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The refusal of a value outside a named set, as the GraphQL enums word it: `FOO is not a PipelineStepType; allowed values: ...`. */
+export function notAllowedMessage(shown: string, typeName: string, allowed: readonly string[]): string {
+  return `${shown} is not a ${typeName}; allowed values: ${allowed.join(', ')}`;
+}
+
+/** Why `value` is not one of `allowed` (the `typeName` set), or undefined when it is. */
+export function allowedValueIssue(value: unknown, typeName: string, allowed: readonly string[]): string | undefined {
+  if (typeof value === 'string' && allowed.includes(value)) return undefined;
+  if (value === undefined) return `is required (a ${typeName}); allowed values: ${allowed.join(', ')}`;
+  return notAllowedMessage(typeof value === 'string' && value.trim() ? value : JSON.stringify(value), typeName, allowed);
+}
+
 export function isWritable(field: FieldMeta, mode: WriteMode): boolean {
   const writable = field.options.writable ?? 'always';
   return writable === 'always' || (writable === 'create' && mode === 'create');

@@ -39,3 +39,33 @@ export interface ResourceRules<T extends object> {
 export interface ResourceWithRules<T extends object = object> extends Resource<T> {
   rules: ResourceRules<T>;
 }
+
+type SequentialHook = 'beforeCreate' | 'beforeUpdate' | 'afterCreate' | 'afterUpdate' | 'beforeDelete' | 'afterDelete';
+const SEQUENTIAL_HOOKS: SequentialHook[] = ['beforeCreate', 'beforeUpdate', 'afterCreate', 'afterUpdate', 'beforeDelete', 'afterDelete'];
+
+/**
+ * Several sets of rules of one resource as one: each hook runs that hook of `parts` in order (a
+ * refusal stops the rest), and `replayOf` answers the first earlier row a part finds. A hook none of
+ * the parts has stays absent (the service then skips it, e.g. a create without rules is one INSERT).
+ */
+export function combineRules<T extends object>(...parts: ResourceRules<T>[]): ResourceRules<T> {
+  const combined: ResourceRules<T> = {};
+  for (const hook of SEQUENTIAL_HOOKS) {
+    const hooks = parts.flatMap((part) => (part[hook] ? [part[hook].bind(part) as (...args: unknown[]) => Promise<void>] : []));
+    if (hooks.length === 0) continue;
+    (combined as Record<SequentialHook, unknown>)[hook] = async (...args: unknown[]) => {
+      for (const run of hooks) await run(...args);
+    };
+  }
+  const replays = parts.filter((part) => part.replayOf);
+  if (replays.length) {
+    combined.replayOf = async (ctx, values) => {
+      for (const part of replays) {
+        const earlier = await part.replayOf!(ctx, values);
+        if (earlier) return earlier;
+      }
+      return undefined;
+    };
+  }
+  return combined;
+}
