@@ -1,17 +1,57 @@
 import jsonata from 'jsonata';
 import { BoundedMap } from './bounded-map';
 
-/** JSONata expressions (trigger filters and input mappings, SCRIPT steps), compiled once per text. */
-const compiled = new BoundedMap<string, jsonata.Expression>(1_000);
+/** Compiled expressions kept at most; trigger filters, input mappings and SCRIPT steps repeat few texts. */
+const MAX_COMPILED = 1_000;
 
-/** The compiled expression; throws the parser's error (its `message` says what and where) when it does not parse. */
-export function compiledExpression(text: string): jsonata.Expression {
-  let expression = compiled.get(text);
-  if (!expression) {
-    expression = jsonata(text);
-    compiled.set(text, expression);
+/** A text that does not parse as JSONata; `message` is the parser's, with its code and position. */
+export class ExpressionSyntaxError extends Error {
+  constructor(
+    readonly text: string,
+    readonly parserMessage: string,
+    readonly code?: string,
+    readonly position?: number,
+  ) {
+    super(`does not parse as JSONata: ${parserMessage}${code ? ` (${code}${position !== undefined ? ` at position ${position}` : ''})` : ''}`);
+    this.name = 'ExpressionSyntaxError';
   }
-  return expression;
+}
+
+type Compiled = { expression: jsonata.Expression } | { error: ExpressionSyntaxError };
+
+const compiled = new BoundedMap<string, Compiled>(MAX_COMPILED);
+
+function compile(text: string): Compiled {
+  const known = compiled.get(text);
+  if (known) return known;
+  let result: Compiled;
+  try {
+    result = { expression: jsonata(text) };
+  } catch (error) {
+    // jsonata throws plain objects {code, position, token, message}, not Error instances.
+    const raw = error as { message?: unknown; code?: unknown; position?: unknown };
+    const message = typeof raw?.message === 'string' ? raw.message : String(error);
+    result = { error: new ExpressionSyntaxError(text, message, typeof raw?.code === 'string' ? raw.code : undefined, typeof raw?.position === 'number' ? raw.position : undefined) };
+  }
+  compiled.set(text, result);
+  return result;
+}
+
+/**
+ * The JSONata expression `text` compiles to, compiled once and cached by text (a text that does not
+ * parse is remembered too). Shared between callers: evaluate it with bindings, never `assign` to it.
+ * Throws ExpressionSyntaxError when the text does not parse.
+ */
+export function compiledExpression(text: string): jsonata.Expression {
+  const result = compile(text);
+  if ('error' in result) throw result.error;
+  return result.expression;
+}
+
+/** Why `text` does not parse as JSONata (the message of ExpressionSyntaxError), or undefined when it does. */
+export function expressionSyntaxProblem(text: string): string | undefined {
+  const result = compile(text);
+  return 'error' in result ? result.error.message : undefined;
 }
 
 /** Evaluates `text` over `input`; JSONata's own errors (a type mismatch, an undefined function) are thrown. */
