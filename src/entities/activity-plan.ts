@@ -21,15 +21,24 @@ export class ActivityPlan extends SoftDeletableEntity {
 
   @Attr.json({
     default: [],
+    description:
+      'The steps, checked on create and on update (400 naming steps[i].<field>): each an object whose stepType is a PipelineStepType; ' +
+      'CREATE_TASK needs options.taskData (an object), BRIDGE_CALL options.bridge (a service bridge id or slug) and options.endpointName, ' +
+      'SCRIPT options.expression (JSONata). Each step gets an id (a UUID, kept when given) and a ref (step-<n> when omitted), both unique within the plan',
     schema: {
       type: 'array',
       items: {
         type: 'object',
         properties: {
-          ref: { type: 'string' },
+          id: { type: 'string', description: 'Stable identifier, unique within the plan: a UUID given by the server when omitted (an update keeps the id of the step with the same ref)' },
+          ref: { type: 'string', description: 'Unique within the plan; step-<n> (1-based position) when omitted' },
           name: { type: 'string' },
           stepType: { type: 'string', description: `One of ${PipelineStepType.values.join(', ')}` },
-          options: { type: 'object', additionalProperties: true },
+          options: {
+            type: 'object',
+            additionalProperties: true,
+            description: 'Per step type: CREATE_TASK {taskData}, BRIDGE_CALL {bridge, endpointName}, SCRIPT {expression}',
+          },
           executionPolicy: { type: 'object', additionalProperties: true },
         },
         additionalProperties: true,

@@ -34,6 +34,7 @@ import {
 import type { Resource } from '../model/resource';
 import { accessTokenRules } from './access-tokens';
 import { activityRules } from './activities';
+import { activityPlanRules } from './activity-plans';
 import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { executionRules } from './executions';
 import { knowledgeSetRules } from './knowledge-sets';
@@ -79,7 +80,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Prompt, scopedSlugRules({ entity: Prompt, source: 'name', scopeField: 'organizationId', fallback: 'prompt' })),
   rulesOf(TaskTemplate, scopedSlugRules({ entity: TaskTemplate, source: 'name', scopeField: 'projectId', fallback: 'task-template' })),
   rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
-  rulesOf(ActivityPlan, scopedSlugRules({ entity: ActivityPlan, source: 'name', scopeField: 'organizationId', fallback: 'activity-plan' })),
+  rulesOf(ActivityPlan, activityPlanRules),
   rulesOf(Trigger, scopedSlugRules({ entity: Trigger, source: 'name', scopeField: 'projectId', fallback: 'trigger' })),
   rulesOf(ProjectTemplate, scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' })),
   rulesOf(ServiceBridge, scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' })),
