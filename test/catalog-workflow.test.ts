@@ -227,7 +227,9 @@ describe('task groups, task-group history, task activities, activity plans, acti
 
   it('answers 403 to a member of another organization reading or changing a trigger', async () => {
     const project = await createProject(server, organization.id, {}, member.key);
-    const trigger = await rest(member, 'POST', '/api/triggers', 201, { projectId: project.id, name: 'Private', eventKind: 'task_created', activityPlanRef: 'x' });
+    const plan = await rest(member, 'POST', '/api/activity-plans', 201, { organizationId: organization.id, name: 'Private Flow' });
+    const activityPlanRef = `activity-plan://${organization.slug}/${plan.slug}`;
+    const trigger = await rest(member, 'POST', '/api/triggers', 201, { projectId: project.id, name: 'Private', eventKind: 'task_created', activityPlanRef });
     const stranger = await newCaller('Stranger');
     await createOrganization(server, {}, stranger.key);
     expect(await rest(stranger, 'GET', `/api/triggers/${trigger.id}`, 403)).toMatchObject({ status: 403 });

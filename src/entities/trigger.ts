@@ -1,8 +1,21 @@
 import { Entity, Unique } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
+import type { EventType } from '../services/platform-events';
 import { BaseEntity } from './base';
 import { Project } from './project';
+
+/** The event kinds a trigger listens to: platform events of its project, and `manual` (started by hand). */
+export const TRIGGER_EVENT_KINDS = [
+  'task_created',
+  'task_status_changed',
+  'activity_completed',
+  'manual',
+  'document_locked',
+  'knowledge_set_updated',
+] as const satisfies readonly (EventType | 'manual')[];
+
+export type TriggerEventKind = (typeof TRIGGER_EVENT_KINDS)[number];
 
 /** Starts an activity plan when an event of a kind happens in a project (declaration only: nothing here fires it). */
 @ObjectType({ simpleResolvers: true })
@@ -18,16 +31,30 @@ export class Trigger extends BaseEntity {
   @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'triggers', onDelete: 'cascade' })
   projectId!: string;
 
-  @Attr.string({ maxLength: 255, searchable: true, description: 'The event type it listens to, e.g. task_created' })
+  @Attr.string({
+    maxLength: 255,
+    searchable: true,
+    description: `The event kind it listens to, one of ${TRIGGER_EVENT_KINDS.join(', ')} (400 otherwise, on create and on update)`,
+  })
   eventKind!: string;
 
-  @Attr.string({ nullable: true, description: 'A condition on the event' })
+  @Attr.string({
+    nullable: true,
+    description:
+      'A condition on the event: a JSONata expression over {eventKind, project: {id, name}, task?, from?, to?, activity?, documentFamily?, input?}; null for none. One that does not parse is 400',
+  })
   eventFilter?: string | null;
 
-  @Attr.json({ nullable: true, description: 'How the event becomes the activity inputs' })
+  @Attr.json({
+    nullable: true,
+    description: 'How the event becomes the activity inputs: an object of input name to JSONata expression over the event, or null. An expression that does not parse is 400 naming inputMapping.<name>',
+  })
   inputMapping?: unknown;
 
-  @Attr.string({ description: 'activity-plan://<orgSlug>/<slug>' })
+  @Attr.string({
+    description:
+      "The plan it starts: activity-plan://<orgSlug>/<planSlug>, naming a live (not deleted) activity plan of the project's organization; malformed or dangling is 400",
+  })
   activityPlanRef!: string;
 
   @Attr.boolean({ default: true })

@@ -48,6 +48,7 @@ import { scopedSlugRules } from './slugs';
 import { taskActivityRules } from './task-activities';
 import { taskGroupRules } from './task-groups';
 import { taskRules } from './tasks';
+import { triggerRules } from './triggers';
 import { userRules } from './users';
 
 type RulesEntry = [EntityClass<object>, ResourceRules<object>];
@@ -81,7 +82,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(TaskTemplate, scopedSlugRules({ entity: TaskTemplate, source: 'name', scopeField: 'projectId', fallback: 'task-template' })),
   rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
   rulesOf(ActivityPlan, activityPlanRules),
-  rulesOf(Trigger, scopedSlugRules({ entity: Trigger, source: 'name', scopeField: 'projectId', fallback: 'trigger' })),
+  rulesOf(Trigger, triggerRules),
   rulesOf(ProjectTemplate, scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' })),
   rulesOf(ServiceBridge, scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' })),
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),

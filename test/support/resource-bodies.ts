@@ -121,8 +121,22 @@ async function referencedId(server: TestServer, field: FieldMeta, options: BodyO
 }
 
 /**
+ * Values a resource's rules require beyond its field declarations, by collection path: a trigger
+ * listens to a known event kind and names a live activity plan of its organization by slug.
+ */
+const RULE_VALUES: Record<string, (server: TestServer, options: BodyOptions, depth: number) => Promise<Record<string, unknown>>> = {
+  async triggers(server, options, depth) {
+    const plan = await createRecord(server, resourceByPath('activity-plans'), { ...options, overrides: undefined }, depth + 1);
+    const organization = await server.request('GET', `/api/organizations/${options.organizationId}`, { key: options.key });
+    expect(organization.status, organization.text).toBe(200);
+    return { eventKind: 'task_created', activityPlanRef: `activity-plan://${organization.body.slug}/${plan.slug}` };
+  },
+};
+
+/**
  * A valid create body for `resource` inside `options.organizationId`: every required field with a
- * unique or valid value, referenced records created through the API first.
+ * unique or valid value (and those its rules require, RULE_VALUES), referenced records created through
+ * the API first.
  */
 export async function buildCreateBody(server: TestServer, resource: Resource, options: BodyOptions, depth = 0): Promise<Record<string, unknown>> {
   if (depth > MAX_DEPTH) throw new Error(`references nest deeper than ${MAX_DEPTH} levels at ${resource.path}`);
@@ -142,6 +156,10 @@ export async function buildCreateBody(server: TestServer, resource: Resource, op
       continue;
     }
     if (mustSend(field)) body[field.name] = scalarValue(field);
+  }
+  const required = await RULE_VALUES[resource.path]?.(server, options, depth);
+  for (const [name, value] of Object.entries(required ?? {})) {
+    if (!options.overrides || !Object.hasOwn(options.overrides, name)) body[name] = value;
   }
   return body;
 }
