@@ -59,6 +59,8 @@ export class RequestContext {
   asSystem(): RequestContext {
     const system = new RequestContext(this.em, { kind: 'system' }, this.services);
     system.cause = this.cause;
+    // What it defers belongs to this context's transaction: it runs when (and only if) that commits.
+    system.committed = this.committed;
     return system;
   }
 
