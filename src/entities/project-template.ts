@@ -10,7 +10,11 @@ const objects = (properties: Record<string, unknown>) => ({
 });
 const text = { type: 'string' };
 
-/** What a new project of an organization may start from (stored only: applying it is not part of this collection). */
+/**
+ * What a new project of an organization may start from: a project created with `projectTemplateRef`
+ * naming it gets its options checked and its rows (services/project-templates.ts), and
+ * `POST /api/projects/{id}/apply-template` applies it again.
+ */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'project_template' })
 @Unique({ properties: ['organizationId', 'slug'] })
@@ -36,7 +40,19 @@ export class ProjectTemplate extends SoftDeletableEntity {
   @Attr.json({ default: [], schema: objects({ slug: text, name: text, steps: { type: 'array', items: { type: 'object', additionalProperties: true } } }) })
   activityPlans!: Record<string, unknown>[];
 
-  @Attr.json({ default: [], schema: objects({}) })
+  @Attr.json({
+    default: [],
+    schema: objects({
+      slug: text,
+      name: text,
+      eventKind: text,
+      eventFilter: text,
+      inputMapping: { type: 'object', additionalProperties: true },
+      activityPlanRef: text,
+      enabled: { type: 'boolean' },
+    }),
+    description: 'activityPlanRef: a plan slug or activity-plan://<orgSlug>/<slug>; the created trigger stores the full form',
+  })
   triggers!: Record<string, unknown>[];
 
   @Attr.boolean()

@@ -87,7 +87,12 @@ export class Project extends SoftDeletableEntity {
   @Attr.reference(() => ProjectStatus, { embed: true, nullable: true, onDelete: 'set null' })
   statusId?: string | null;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({
+    nullable: true,
+    description:
+      "On create, the template applied in the same transaction: its id, its slug in the project's organization, or project-template://<orgSlug>/<slug>; " +
+      'stored as sent (changing it later applies nothing)',
+  })
   projectTemplateRef?: string | null;
 
   @Attr.string({ nullable: true })

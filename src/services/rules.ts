@@ -43,7 +43,8 @@ import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
-import type { ResourceRules, ResourceWithRules } from './resource-rules';
+import { projectTemplateRules } from './project-templates';
+import { combineRules, type ResourceRules, type ResourceWithRules } from './resource-rules';
 import { scopedSlugRules } from './slugs';
 import { taskActivityRules } from './task-activities';
 import { taskGroupRules } from './task-groups';
@@ -70,7 +71,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(AccessToken, accessTokenRules),
   rulesOf(Team, teamRules),
   rulesOf(TeamMember, teamMemberRules),
-  rulesOf(Project, scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' })),
+  rulesOf(Project, combineRules(scopedSlugRules({ entity: Project, source: 'name', scopeField: 'organizationId', fallback: 'project' }), projectTemplateRules)),
   rulesOf(Task, taskRules),
   rulesOf(TaskActivity, taskActivityRules),
   rulesOf(TaskGroup, taskGroupRules),

@@ -1,0 +1,30 @@
+import { Field, ID, ObjectType } from 'type-graphql';
+
+/**
+ * The answer of `applyProjectTemplate` (BEHAVIOURS.md "Project templates"), declared once: these
+ * classes are the GraphQL types, and the OpenAPI components of the same names are read from them.
+ */
+
+/** What a template places: an organization's task status or activity plan, a project's document status or trigger. */
+export type TemplateItemKind = 'taskStatus' | 'documentStatus' | 'activityPlan' | 'trigger';
+
+@ObjectType('TemplateItem', { description: 'A row a template declares, as it is in the organization or project' })
+export class TemplateItem {
+  @Field(() => String, { description: 'taskStatus, documentStatus, activityPlan or trigger' })
+  kind!: TemplateItemKind;
+
+  @Field(() => ID)
+  id!: string;
+
+  @Field(() => String)
+  slug!: string;
+}
+
+@ObjectType('TemplateApplication', { description: 'What applying a project template created, and what it found already there (same slug) and left as it was' })
+export class TemplateApplication {
+  @Field(() => [TemplateItem])
+  created: TemplateItem[] = [];
+
+  @Field(() => [TemplateItem])
+  skipped: TemplateItem[] = [];
+}
