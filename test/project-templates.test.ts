@@ -6,7 +6,8 @@ import { startServer, unique, type TestServer } from './support/server';
 
 /**
  * Project templates (BEHAVIOURS.md "Project templates"): applied by POST /api/projects with
- * `projectTemplateRef` in the create's transaction.
+ * `projectTemplateRef` in the create's transaction, and re-applied by POST /api/projects/{id}/apply-template
+ * (and the GraphQL mutation applyProjectTemplate).
  */
 
 let server: TestServer;
@@ -54,6 +55,12 @@ async function createWith(body: Record<string, unknown>, status = 201) {
   expect(answer.status, answer.text).toBe(status);
   return answer.body;
 }
+
+async function applyTemplate(projectId: string, projectTemplateRef: string, status = 200, caller: Caller = member) {
+  return rest(caller, 'POST', `/api/projects/${projectId}/apply-template`, status, { projectTemplateRef });
+}
+
+const kindsOf = (items: { kind: string; slug: string }[]) => items.map((i) => `${i.kind}:${i.slug}`).sort();
 
 describe('a project created from a template', () => {
   it('applies the template named by id, by slug or by project-template://<orgSlug>/<slug>, and stores the reference as sent', async () => {
@@ -250,5 +257,79 @@ describe('template options at project creation', () => {
     const broken = await createTemplate({ options: [{ name: 'bad', properties: { pattern: '([a-z' } }] });
     const refusal = await createWith({ projectTemplateRef: broken.id, ...dataProperties({ bad: 'x' }) }, 400);
     expect(refusal.details).toEqual([{ field: 'options.dataProperties.bad', message: expect.stringContaining('not a valid regular expression') }]);
+  });
+});
+
+describe('POST /api/projects/{id}/apply-template', () => {
+  it('skips everything a second time, then creates only what the template gained', async () => {
+    const { template, tag } = await fullTemplate();
+    const project = await createProject(server, organization.id, {}, member.key);
+
+    const first = await applyTemplate(project.id, template.slug);
+    expect(kindsOf(first.created)).toEqual([`activityPlan:${tag}-plan`, `documentStatus:${tag}-new`, `taskStatus:${tag}-todo`, `trigger:${tag}-on-create`]);
+    expect(first.skipped).toEqual([]);
+    const triggers = await rowsOf('triggers', `projectId==${project.id}`);
+    expect(triggers.map((t) => t.activityPlanRef)).toEqual([`activity-plan://${organization.slug}/${tag}-plan`]);
+
+    const second = await applyTemplate(project.id, template.id);
+    expect(second.created).toEqual([]);
+    expect(second.skipped).toEqual(first.created);
+
+    await rest(member, 'PUT', `/api/project-templates/${template.id}`, 200, {
+      taskStatuses: [...template.taskStatuses, { slug: `${tag}-done`, label: 'Done', statusType: 'DONE' }],
+    });
+    const third = await applyTemplate(project.id, `project-template://${organization.slug}/${template.slug}`);
+    expect(kindsOf(third.created)).toEqual([`taskStatus:${tag}-done`]);
+    expect(third.created[0].id).toBe((await taskStatusesWithSlug(`${tag}-done`))[0].id);
+    expect(kindsOf(third.skipped)).toEqual(kindsOf(first.created));
+    expect(await rowsOf('triggers', `projectId==${project.id}`)).toHaveLength(1);
+  });
+
+  it("checks the template's options against the project's stored values and fills defaults", async () => {
+    const template = await createTemplate({ options: [{ name: 'code', required: true }, { name: 'region', default: 'eu' }] });
+    const project = await createProject(server, organization.id, {}, member.key);
+    const refusal = await applyTemplate(project.id, template.slug, 400);
+    expect(refusal.details).toEqual([{ field: 'options.dataProperties.code', message: expect.stringContaining('required') }]);
+
+    await rest(member, 'PUT', `/api/projects/${project.id}`, 200, { options: { dataProperties: { code: 'A1' } } });
+    expect(await applyTemplate(project.id, template.slug)).toEqual({ created: [], skipped: [] });
+    const stored = await rest(member, 'GET', `/api/projects/${project.id}`, 200);
+    expect(stored.options.dataProperties).toEqual({ code: 'A1', region: 'eu' });
+  });
+
+  it('answers the same through the GraphQL mutation applyProjectTemplate', async () => {
+    const { template, tag } = await fullTemplate();
+    const project = await createWith({ projectTemplateRef: template.slug });
+    const data = await server.graphqlData(
+      `mutation($id: ID!, $ref: String!) { applyProjectTemplate(id: $id, projectTemplateRef: $ref) { created { kind id slug } skipped { kind id slug } } }`,
+      { id: project.id, ref: template.slug },
+      member.key,
+    );
+    expect(data.applyProjectTemplate.created).toEqual([]);
+    expect(kindsOf(data.applyProjectTemplate.skipped)).toEqual([`activityPlan:${tag}-plan`, `documentStatus:${tag}-new`, `taskStatus:${tag}-todo`, `trigger:${tag}-on-create`]);
+  });
+
+  it('answers 400 naming projectTemplateRef for an unknown or missing reference', async () => {
+    const project = await createProject(server, organization.id, {}, member.key);
+    const unknown = await applyTemplate(project.id, 'no-such-template', 400);
+    expect(unknown.details).toEqual([{ field: 'projectTemplateRef', message: expect.stringContaining('no-such-template') }]);
+    const missing = await rest(member, 'POST', `/api/projects/${project.id}/apply-template`, 400, {});
+    expect(missing.details).toEqual([{ field: 'projectTemplateRef', message: 'is required' }]);
+  });
+
+  it('answers 404 for an unknown project and 403 to a member of another organization', async () => {
+    const { template } = await fullTemplate();
+    await applyTemplate('00000000-0000-4000-8000-000000000000', template.slug, 404);
+    const project = await createProject(server, organization.id, {}, member.key);
+    const stranger = await newCaller('TemplateStranger');
+    await createOrganization(server, {}, stranger.key);
+    await applyTemplate(project.id, template.slug, 403, stranger);
+    expect(await rowsOf('triggers', `projectId==${project.id}`)).toEqual([]);
+    const viaGraphql = await server.graphql(
+      `mutation($id: ID!, $ref: String!) { applyProjectTemplate(id: $id, projectTemplateRef: $ref) { created { id } } }`,
+      { id: project.id, ref: template.slug },
+      stranger.key,
+    );
+    expect(viaGraphql.body?.errors?.[0]?.extensions, viaGraphql.text).toMatchObject({ code: 'FORBIDDEN', status: 403 });
   });
 });

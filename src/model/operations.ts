@@ -1,6 +1,7 @@
 import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
 import type { DomainOperation } from './operation';
+import { TemplateApplication } from './template-application';
 
 /**
  * Every domain operation served beside the collections (DESIGN.md "Domain operations"); its behaviour
@@ -165,6 +166,26 @@ export const operations: DomainOperation[] = [
     body: [],
     answer: { entity: Activity },
     status: 202,
+    errors: ['400', '404'],
+  },
+  {
+    operationId: 'applyProjectTemplate',
+    method: 'post',
+    path: 'projects/{id}/apply-template',
+    tag: 'projects',
+    summary:
+      "Apply a project template to an existing project in one transaction: its option values checked and defaults filled in the project's " +
+      'options.dataProperties, then its task statuses, document statuses, activity plans and triggers created where none with the same slug exists',
+    body: [
+      {
+        name: 'projectTemplateRef',
+        kind: 'string',
+        required: true,
+        description: "The template: its id, its slug in the project's organization, or project-template://<orgSlug>/<slug>",
+      },
+    ],
+    answer: { schema: 'TemplateApplication', graphql: () => TemplateApplication },
+    status: 200,
     errors: ['400', '404'],
   },
 ];

@@ -8,6 +8,7 @@ import { clearDocumentStatus, lockDocumentFamily, setDocumentStatus, unlockDocum
 import { cancelExecution } from './executions';
 import { failActivityStep } from './activity-runner';
 import { fireTrigger } from './trigger-firing';
+import { applyProjectTemplate } from './project-templates';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
 
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
@@ -27,6 +28,7 @@ const HANDLERS: Record<string, OperationHandler> = {
   batchUpdate: (ctx, _id, input) => batchUpdate(ctx, input),
   fireTrigger: (ctx, id, input) => fireTrigger(ctx, id!, input),
   failActivityStep: (ctx, id, input, params) => failActivityStep(ctx, id!, params.stepId, input),
+  applyProjectTemplate: (ctx, id, input) => applyProjectTemplate(ctx, id!, input),
 };
 
 /**

@@ -75,6 +75,25 @@ export const projectTemplateRules: ResourceRules<Project> = {
   },
 };
 
+/**
+ * POST /api/projects/{id}/apply-template `{projectTemplateRef}`: the caller must be allowed to update the
+ * project (404, 403 as for its PUT); the options are checked against the stored values (defaults filled
+ * in), and what the project or organization already has is skipped.
+ */
+export async function applyProjectTemplate(ctx: RequestContext, id: string, input: Record<string, unknown>): Promise<TemplateApplication> {
+  const ref = templateRefOf(input.projectTemplateRef);
+  if (!ref) throw BadRequestError.forField(FIELD, 'is required');
+  const application = new TemplateApplication();
+  await ctx.services.forEntity(Project)!.modify(ctx, id, async (tx, project) => {
+    const target = await targetOf(tx, project);
+    const template = await templateNamed(tx, ref, target.organization);
+    const options = optionsWithTemplate(template, project.options ?? {});
+    await placeTemplate(tx, template, target, application);
+    return { options };
+  });
+  return application;
+}
+
 /** A reference sent blank names no template (a client's empty template choice). */
 function templateRefOf(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
