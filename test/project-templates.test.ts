@@ -188,6 +188,18 @@ describe('a project created from a template', () => {
     expect(await plansWithSlug(`${tag}-plan`)).toEqual([]);
   });
 
+  it("answers 400 for a template trigger naming another organization's plan or a malformed reference", async () => {
+    const cases: [string, RegExp][] = [
+      ['activity-plan://someone-else/plan', /names a plan of another organization/],
+      ['activity-plan://only-org-slug', /is not activity-plan:\/\/<orgSlug>\/<slug>/],
+    ];
+    for (const [activityPlanRef, reason] of cases) {
+      const template = await createTemplate({ triggers: [{ slug: 't', name: 'T', eventKind: 'manual', activityPlanRef, enabled: true }] });
+      const refusal = await createWith({ projectTemplateRef: template.id }, 400);
+      expect(refusal.details).toEqual([{ field: 'projectTemplateRef', message: expect.stringMatching(reason) }]);
+    }
+  });
+
   it("answers 400 naming the template element its collection refuses (a task status's statusType)", async () => {
     const template = await createTemplate({ taskStatuses: [{ slug: 'odd', label: 'Odd', statusType: 'WHATEVER' }] });
     const name = unique('OddStatus');

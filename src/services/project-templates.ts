@@ -9,6 +9,7 @@ import { isPlainObject } from './input';
 import type { ResourceRules } from './resource-rules';
 import { slugFromName } from './slugs';
 import { and, memberships } from './tenancy';
+import { parseActivityPlanRef } from './triggers';
 
 /**
  * Project templates applied (BEHAVIOURS.md "Project templates"): at project creation, in the create's
@@ -291,13 +292,14 @@ async function liveRowWithSlug(ctx: RequestContext, kind: ElementKind, slug: str
 async function boundPlanSlug(ctx: RequestContext, triggerSlug: string, ref: unknown, plans: Map<string, string>, target: Target): Promise<string> {
   const refuse = (reason: string) => refusedElement(TRIGGER, triggerSlug, `activityPlanRef ${reason}`);
   if (typeof ref !== 'string' || ref.trim() === '') throw refuse('is required: a plan slug or activity-plan://<orgSlug>/<slug>');
-  let planSlug = ref.trim().toLowerCase();
+  let planSlug = ref.trim();
   if (planSlug.startsWith(PLAN_SCHEME)) {
-    const [orgSlug, slug, ...rest] = planSlug.slice(PLAN_SCHEME.length).split('/');
-    if (!slug || rest.length > 0) throw refuse(`"${ref}" is not activity-plan://<orgSlug>/<slug>`);
-    if (orgSlug !== target.organization.slug) throw refuse(`"${ref}" names a plan of another organization`);
-    planSlug = slug;
+    const parsed = parseActivityPlanRef(planSlug);
+    if (!parsed) throw refuse(`"${ref}" is not activity-plan://<orgSlug>/<slug>`);
+    if (parsed.orgSlug.toLowerCase() !== target.organization.slug) throw refuse(`"${ref}" names a plan of another organization`);
+    planSlug = parsed.planSlug;
   }
+  planSlug = planSlug.toLowerCase();
   const bound = plans.get(planSlug) ?? (await liveRowWithSlug(ctx, ACTIVITY_PLAN, planSlug, target))?.slug;
   if (!bound) throw refuse(`names plan "${planSlug}", which the template does not declare and the organization does not have`);
   return bound;
