@@ -250,8 +250,10 @@ describe('POST /api/triggers/{id}/fire', () => {
     });
     expect(data.fireTrigger).toMatchObject({ status: 'PENDING', inputs: { word: 'hello' } });
     await finished(data.fireTrigger.id);
-    const read = await server.graphqlData(`query($id: ID!) { activity(id: $id) { status steps startedByTriggerId } }`, { id: data.fireTrigger.id });
-    expect(read.activity).toMatchObject({ status: 'COMPLETED', startedByTriggerId: manual.id });
+    const read = await server.graphqlData(`query($id: ID!) { activity(id: $id) { status steps startedByTriggerId startedByTrigger { id slug eventKind } } }`, {
+      id: data.fireTrigger.id,
+    });
+    expect(read.activity).toMatchObject({ status: 'COMPLETED', startedByTriggerId: manual.id, startedByTrigger: { id: manual.id, slug: manual.slug, eventKind: 'manual' } });
     expect(read.activity.steps[0].output).toBe('hello');
   });
 });

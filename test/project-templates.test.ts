@@ -44,7 +44,7 @@ async function fullTemplate() {
   const template = await createTemplate({
     taskStatuses: [{ slug: `${tag}-todo`, label: 'To do', color: '#eee', statusType: 'TODO' }],
     documentStatuses: [{ slug: `${tag}-new`, status: 'New', statusType: 'UNRESOLVED' }],
-    activityPlans: [{ slug: `${tag}-plan`, name: 'Review', description: 'Reviews a task', steps: [{ ref: 'check', name: 'Check', stepType: 'SCRIPT' }] }],
+    activityPlans: [{ slug: `${tag}-plan`, name: 'Review', description: 'Reviews a task', steps: [{ ref: 'check', name: 'Check', stepType: 'SCRIPT', options: { expression: 'true' } }] }],
     triggers: [{ slug: `${tag}-on-create`, name: 'On create', eventKind: 'task_created', activityPlanRef: `${tag}-plan`, enabled: true }],
   });
   return { template, tag };
@@ -115,13 +115,13 @@ describe('a project created from a template', () => {
       organizationId: organization.id,
       slug: existingSlug,
       name: 'Kept',
-      steps: [{ ref: 'keep', name: 'Keep', stepType: 'SCRIPT' }],
+      steps: [{ ref: 'keep', name: 'Keep', stepType: 'SCRIPT', options: { expression: 'true' } }],
     });
     const newSlug = unique('new-plan');
     const template = await createTemplate({
       activityPlans: [
         { slug: existingSlug, name: 'Replaced?', steps: [] },
-        { slug: newSlug, name: 'Fresh', description: 'New here', steps: [{ ref: 'a', name: 'A', stepType: 'SCRIPT' }] },
+        { slug: newSlug, name: 'Fresh', description: 'New here', steps: [{ ref: 'a', name: 'A', stepType: 'SCRIPT', options: { expression: 'true' } }] },
       ],
       triggers: [
         { slug: 'by-slug', name: 'By slug', eventKind: 'task_created', activityPlanRef: newSlug, enabled: true },
@@ -131,7 +131,7 @@ describe('a project created from a template', () => {
     const project = await createWith({ projectTemplateRef: template.slug });
 
     expect(await plansWithSlug(existingSlug)).toMatchObject([{ id: existing.id, name: 'Kept', steps: [{ ref: 'keep' }] }]);
-    expect(await plansWithSlug(newSlug)).toMatchObject([{ name: 'Fresh', description: 'New here', steps: [{ ref: 'a', stepType: 'SCRIPT' }] }]);
+    expect(await plansWithSlug(newSlug)).toMatchObject([{ name: 'Fresh', description: 'New here', steps: [{ ref: 'a', stepType: 'SCRIPT', options: { expression: 'true' } }] }]);
     const triggers = await rowsOf('triggers', `projectId==${project.id}`);
     expect(triggers.map((t) => [t.slug, t.eventKind, t.activityPlanRef, t.enabled])).toEqual([
       ['by-slug', 'task_created', `activity-plan://${organization.slug}/${newSlug}`, true],

@@ -4,8 +4,9 @@ import { Attr } from '../model/fields';
 import { ActivityPlan } from './activity-plan';
 import { BaseEntity } from './base';
 import { Project } from './project';
+import { Trigger } from './trigger';
 
-/** One run of an activity plan in a project (its state only: nothing here runs it). */
+/** One run of an activity plan in a project; services/activity-runner.ts runs it on the job queue. */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'activity' })
 export class Activity extends BaseEntity {
@@ -31,7 +32,7 @@ export class Activity extends BaseEntity {
   @Attr.json({ default: [], schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
   steps!: Record<string, unknown>[];
 
-  @Attr.uuid({ nullable: true, description: 'The trigger that started it, if any' })
+  @Attr.reference(() => Trigger, { nullable: true, inverse: 'activities', onDelete: 'set null', within: 'projectId', description: 'The trigger that started it, if any (GraphQL `startedByTrigger`)' })
   startedByTriggerId?: string | null;
 
   @Attr.dateTime({ nullable: true })
