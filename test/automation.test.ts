@@ -210,6 +210,16 @@ describe('activity steps', () => {
     expect(activity.steps[0]).toMatchObject({ ref: 'double', status: 'COMPLETED', output: 42 });
   });
 
+  it('fail a SCRIPT whose expression fails to evaluate, with JSONata\'s message', async () => {
+    const project = await createProject(server, org.id);
+    const manual = await trigger(project.id, await plan([{ ref: 'add', stepType: 'SCRIPT', options: { expression: '"a" + 1' } }]), { eventKind: 'manual' });
+    const activity = await finished((await server.request('POST', `/api/triggers/${manual.id}/fire`)).body.id);
+    expect(activity.status).toBe('FAILED');
+    expect(activity.errorDetails).toMatchObject({ ref: 'add', stepType: 'SCRIPT' });
+    expect(activity.errorDetails.message).toBe('The left side of the "+" operator must evaluate to a number (JSONata T2001 at position 5)');
+    expect(activity.steps[0]).toMatchObject({ status: 'FAILED', error: { message: activity.errorDetails.message } });
+  });
+
   it('leave an unresolvable activity title or project name as written', () => {
     const project = { id: 'p-1', name: '', options: { dataProperties: { k: 'v' } } };
     expect(resolvePlaceholders('${activity.title}/${project.name}/${project.id}/${project.options.dataProperties.k}', { title: '' }, project)).toBe(

@@ -3,6 +3,7 @@ import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../err
 import { logger } from '../http/logger';
 import { isUuid } from '../model/uuid';
 import type { RequestContext } from './context';
+import { ExpressionEvaluationError, ExpressionSyntaxError } from './expressions';
 import { recordEvent } from './platform-events';
 import { STEP_RUNNERS, StepFailure } from './step-runners';
 import type { ActivityRun } from './trigger-firing';
@@ -83,11 +84,9 @@ async function runStep(
   return outcome;
 }
 
-/** Failures that belong to the step (its own refusal, a refused write, a JSONata error), not to the job. */
+/** Failures that belong to the step (its own refusal, a refused write, an expression's error), not to the job (retried). */
 function isStepFailure(error: unknown): error is Error {
-  if (error instanceof StepFailure || error instanceof ApiError) return true;
-  // JSONata's errors carry a code such as T2001 and the position in the expression.
-  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string' && 'position' in error;
+  return error instanceof StepFailure || error instanceof ApiError || error instanceof ExpressionEvaluationError || error instanceof ExpressionSyntaxError;
 }
 
 /** The plan step's options, found by the step's id (or position, for plans written before steps had ids). */

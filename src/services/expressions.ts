@@ -54,7 +54,26 @@ export function expressionSyntaxProblem(text: string): string | undefined {
   return 'error' in result ? result.error.message : undefined;
 }
 
-/** Evaluates `text` over `input`; JSONata's own errors (a type mismatch, an undefined function) are thrown. */
+/** An evaluation that failed (a type mismatch, an undefined function): JSONata's message, code and position. */
+export class ExpressionEvaluationError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ExpressionEvaluationError';
+  }
+}
+
+/**
+ * Evaluates `text` over `input`. JSONata throws plain objects `{code, position, message}` when an
+ * evaluation fails: they are thrown as ExpressionEvaluationError (or ExpressionSyntaxError when the text
+ * does not parse), so callers can tell an expression's failure from the server's.
+ */
 export async function evaluateExpression(text: string, input: unknown): Promise<unknown> {
-  return compiledExpression(text).evaluate(input);
+  const expression = compiledExpression(text);
+  try {
+    return await expression.evaluate(input);
+  } catch (error) {
+    const raw = error as { code?: unknown; position?: unknown; message?: unknown } | null;
+    if (error instanceof Error || typeof raw?.code !== 'string' || typeof raw.message !== 'string') throw error;
+    throw new ExpressionEvaluationError(`${raw.message} (JSONata ${raw.code}${typeof raw.position === 'number' ? ` at position ${raw.position}` : ''})`);
+  }
 }
