@@ -141,6 +141,25 @@ describe('writes', () => {
   });
 });
 
+describe('a task create', () => {
+  it('writes the task, then its event with the trigger evaluation job in one statement, then its activity once committed', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'warm-up' }, key: member.key });
+    const recorded = await server.fewestQueries(async () => {
+      const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'counted' }, key: member.key });
+      expect(answer.status, answer.text).toBe(201);
+    });
+    const shape = recorded.map(({ text }) => {
+      const insert = /insert into "(\w+)"/.exec(text);
+      if (!insert) return text.split(' ')[0].toLowerCase();
+      return `insert ${insert[1]}${text.includes('graphile_worker.add_job') ? ' and its job' : ''}`;
+    });
+    // The project is read inside the transaction (live, visible); the activity is written once the task is committed.
+    expect(shape).toEqual(['begin', 'select', 'insert task', 'insert platform_event and its job', 'commit', 'insert task_activity']);
+    expect(recorded[3].text).toContain('graphile_worker.add_job');
+  });
+});
+
 describe('list statements', () => {
   it('bind the filter values as parameters, never in the SQL text', async () => {
     const project = await createProject(server, organizationId, { name: unique('Bound') }, member.key);

@@ -98,20 +98,38 @@ export async function updateRow(em: EntityManager, entity: EntityClass<object>, 
   await run(em, statement, [id, ...columns.map(([, value]) => value)]);
 }
 
-/** INSERT of one row with the given properties. */
-export async function insertRow(em: EntityManager, entity: EntityClass<object>, values: Record<string, unknown>): Promise<void> {
+/**
+ * A statement sent with an INSERT, in the same round trip (`with inserted as (insert ...) <sql>`): its
+ * parameters are `$1`, `$2` ... of its own, and `key` names its text (it is prepared once).
+ */
+export interface FollowingStatement {
+  key: string;
+  sql: string;
+  params: unknown[];
+}
+
+/** `sql` with its parameters `$1`, `$2` ... renumbered to follow `offset` others. */
+export function shiftParameters(sql: string, offset: number): string {
+  return sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+}
+
+/** INSERT of one row with the given properties, and `then` in the same statement when given. */
+export async function insertRow(em: EntityManager, entity: EntityClass<object>, values: Record<string, unknown>, then?: FollowingStatement): Promise<void> {
   const meta = em.getMetadata().get(entity.name);
   const columns = isPlain(meta) ? columnValues(em, meta, values) : undefined;
   if (!columns || columns.length === 0) {
     await em.insert(entity, values);
+    if (then) await run(em, statementOf(`then ${then.key}`, () => then.sql), then.params);
     return;
   }
-  const statement = statementOf(`insert ${meta.tableName} ${columns.map(([column]) => column).join()}`, () => {
+  const names = columns.map(([column]) => column).join();
+  const statement = statementOf(`insert ${meta.tableName} ${names}${then ? ` then ${then.key}` : ''}`, () => {
     const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
     const placeholders = columns.map((_, index) => `$${index + 1}`);
-    return `insert into ${quote(meta.tableName)} (${columns.map(([column]) => quote(column)).join(', ')}) values (${placeholders.join(', ')})`;
+    const insert = `insert into ${quote(meta.tableName)} (${columns.map(([column]) => quote(column)).join(', ')}) values (${placeholders.join(', ')})`;
+    return then ? `with inserted as (${insert}) ${shiftParameters(then.sql, columns.length)}` : insert;
   });
-  await run(em, statement, columns.map(([, value]) => value));
+  await run(em, statement, [...columns.map(([, value]) => value), ...(then?.params ?? [])]);
 }
 
 /**

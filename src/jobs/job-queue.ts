@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger, LogLevel, Runner, TaskList, WorkerEvents } from 'graphile-worker' with { 'resolution-mode': 'import' };
 import pg from 'pg';
 import { runOnConnection } from '../database/prepared-in-transaction';
+import { shiftParameters, type FollowingStatement } from '../database/row-writes';
 import { logger } from '../http/logger';
 
 /**
@@ -45,7 +46,7 @@ export async function enqueueJob(em: EntityManager, name: string, payload: objec
   await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS]);
 }
 
-/** A condition of `enqueueJobIf`: a query whose parameters are `$1`, `$2` ..., named by `key` (it is prepared once). */
+/** A condition of a job: a query whose parameters are `$1`, `$2` ..., named by `key` (it is prepared once). */
 export interface JobCondition {
   key: string;
   sql: string;
@@ -53,16 +54,15 @@ export interface JobCondition {
 }
 
 /**
- * Adds a job only when `condition` finds a row, in the same single statement (so asking costs no round
- * trip of its own), in the EntityManager's transaction.
+ * The statement that adds a job only when `condition` finds a row, to send with the INSERT of the row
+ * that asks for it (row-writes.ts `insertRow`), so that asking costs no round trip of its own.
  */
-export async function enqueueJobIf(em: EntityManager, name: string, payload: object, condition: JobCondition): Promise<void> {
-  const shifted = condition.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + 3}`);
-  await runOnConnection(
-    em,
-    { name: `add-job-if-${condition.key}`, text: `${ADD_JOB.text} where exists (${shifted})` },
-    [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...condition.params],
-  );
+export function jobStatementIf(name: string, payload: object, condition: JobCondition): FollowingStatement {
+  return {
+    key: `add-job-if-${condition.key}`,
+    sql: `${ADD_JOB.text} where exists (${shiftParameters(condition.sql, 3)})`,
+    params: [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...condition.params],
+  };
 }
 
 /**

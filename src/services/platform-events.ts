@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { PlatformEvent } from '../entities/platform-event';
 import type { RequestContext } from './context';
-import { enqueueTriggerEvaluation } from './trigger-firing';
+import { triggerEvaluationJob } from './trigger-firing';
 
 /** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
 export type EventType =
@@ -14,9 +15,10 @@ export type EventType =
 
 /**
  * Records a domain event in the transaction of the change that causes it, with the evaluation of the
- * project's triggers it asks for: a change rolled back leaves neither behind. `detail` names the ids involved.
+ * project's triggers it asks for, in one statement: a change rolled back leaves neither behind. `detail` names the ids involved.
  */
 export async function recordEvent(tx: RequestContext, projectId: string, eventType: EventType, detail: Record<string, unknown>): Promise<void> {
-  const event = await tx.services.forEntity(PlatformEvent)!.record(tx, { projectId, eventType, eventDetail: detail, notified: false, dateTime: new Date() });
-  await enqueueTriggerEvaluation(tx, event);
+  const id = randomUUID();
+  const job = triggerEvaluationJob(tx, { id, projectId, eventType });
+  await tx.services.forEntity(PlatformEvent)!.record(tx, { id, projectId, eventType, eventDetail: detail, notified: false, dateTime: new Date() }, job);
 }

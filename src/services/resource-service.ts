@@ -9,7 +9,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
-import { insertRow, storedRow, updateRow } from '../database/row-writes';
+import { insertRow, storedRow, updateRow, type FollowingStatement } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
@@ -257,13 +257,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /** One INSERT of the stored fields, server fields completed; values never stored (a new key's plain text) stay in the answer. */
-  private async insert(ctx: RequestContext, values: Record<string, unknown>): Promise<T> {
+  private async insert(ctx: RequestContext, values: Record<string, unknown>, then?: FollowingStatement): Promise<T> {
     const now = new Date();
     this.completeServerFields(values);
     // A body never carries an id (server-owned); a row the server records may (a linked delta's create names its data object).
     Object.assign(values, { id: (values.id as string | undefined) ?? randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
     this.refreshSearchText(values);
-    await insertRow(ctx.em, this.entity, this.storedValues(ctx, values));
+    await insertRow(ctx.em, this.entity, this.storedValues(ctx, values), then);
     return values as T;
   }
 
@@ -314,10 +314,11 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /**
    * A row the server writes itself on a caller's behalf (a task activity, a platform event): no body
-   * to parse and no permission to check, in the caller's transaction when there is one.
+   * to parse and no permission to check, in the caller's transaction when there is one; `then` goes
+   * in the same statement (an event's job).
    */
-  record(ctx: RequestContext, values: Partial<T>): Promise<T> {
-    return this.insert(ctx, { ...values });
+  record(ctx: RequestContext, values: Partial<T>, then?: FollowingStatement): Promise<T> {
+    return this.insert(ctx, { ...values }, then);
   }
 
   async delete(ctx: RequestContext, id: string, parentId?: string): Promise<void> {

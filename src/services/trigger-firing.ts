@@ -3,7 +3,8 @@ import { wrap } from '@mikro-orm/core';
 import { Activity, ActivityPlan, DocumentFamily, Organization, PlatformEvent, Project, Task, Trigger } from '../entities';
 import { ConflictError } from '../errors/api-error';
 import { logger } from '../http/logger';
-import { enqueueJob, enqueueJobIf } from '../jobs/job-queue';
+import type { FollowingStatement } from '../database/row-writes';
+import { enqueueJob, jobStatementIf } from '../jobs/job-queue';
 import type { ActivityCause, RequestContext } from './context';
 import { evaluateExpression } from './expressions';
 import { parseActivityPlanRef } from './triggers';
@@ -32,13 +33,13 @@ export interface ActivityRun {
 export type EventSubject = Record<string, unknown> & { eventKind: string; project: { id: string; name: string } };
 
 /**
- * Asks, in the event's transaction, for the evaluation of the project's triggers, when the project has
- * an enabled trigger of that kind: one statement, and none of the queue's rows for projects without.
+ * The job that evaluates the project's triggers for an event, added in the event's own INSERT when the
+ * project has an enabled trigger of that kind (other than the one that started the causing activity,
+ * which never fires again for it): none of the queue's rows for projects without triggers.
  */
-export async function enqueueTriggerEvaluation(tx: RequestContext, event: { id: string; projectId: string; eventType: string }): Promise<void> {
+export function triggerEvaluationJob(tx: RequestContext, event: { id: string; projectId: string; eventType: string }): FollowingStatement {
   const evaluation: TriggerEvaluation = { eventId: event.id, ...(tx.cause ? { cause: tx.cause } : {}) };
-  // The trigger that started the causing activity never fires again for it: it does not count.
-  await enqueueJobIf(tx.em, EVALUATE_TRIGGERS_JOB, evaluation, {
+  return jobStatementIf(EVALUATE_TRIGGERS_JOB, evaluation, {
     key: 'enabled-trigger',
     sql: 'select 1 from "trigger" t where t.project_id = $1 and t.event_kind = $2 and t.enabled and t.id is distinct from $3::uuid',
     params: [event.projectId, event.eventType, tx.cause?.triggerId ?? null],

@@ -339,7 +339,8 @@ app.put('/api/tasks/:id', async (req, res) => {
 
 /**
  * POST: one statement, a transaction in itself: the insert guarded by the project being live and the
- * caller's, with the task's CREATED activity and its task_created event, returning the new row.
+ * caller's, with the task's CREATED activity, its task_created event and, when the project has an
+ * enabled task_created trigger, the job that evaluates it, returning the new row.
  */
 app.post('/api/tasks', async (req, res) => {
   const body = req.body as Row;
@@ -364,8 +365,12 @@ app.post('/api/tasks', async (req, res) => {
        select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.id", 'CREATED', 'Task created', $1, 'API_KEY', '{}' from created c),
      event as (
        insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, event_type, event_detail, notified, date_time)
-       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.projectId", 'task_created', jsonb_build_object('taskId', c."t.id"), false, $3 from created c)
-     select * from created`,
+       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.projectId", 'task_created', jsonb_build_object('taskId', c."t.id"), false, $3 from created c
+       returning id, project_id),
+     job as (
+       select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', e.id), max_attempts => 10) from event e
+        where exists (select 1 from "trigger" tr where tr.project_id = e.project_id and tr.event_kind = 'task_created' and tr.enabled))
+     select c.* from created c left join (select count(*) from job) j on true`,
     [callerOf(res), projectId, now, title, priority],
   );
   if (!row) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
