@@ -1,4 +1,6 @@
 import { join } from 'node:path';
+import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics-embed';
+import { loadConfigFile } from './config-file';
 
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
@@ -6,7 +8,7 @@ export const MAX_AUTH_CACHE_SECONDS = 30;
 /** More jobs at once than connections a process should hold is a mistake, not a setting. */
 const MAX_WORKER_CONCURRENCY = 64;
 
-/** Settings read from the environment (names fixed by the design). */
+/** Settings read from the environment and CONFIG_FILE (names fixed by the design). */
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
@@ -23,6 +25,10 @@ export interface AppConfig {
   secretsKey?: string;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once (0: no worker in this process). */
   workerConcurrency: number;
+  /** The `analyticsEmbed` block of CONFIG_FILE (default ./platform.config.yaml, if present). */
+  analyticsEmbed: AnalyticsEmbedConfig;
+  /** ANALYTICS_EMBED_SIGNING_KEY_PEM: the RS256 private key (PKCS#8 PEM) embed tokens are signed with. */
+  analyticsEmbedSigningKeyPem?: string;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -42,6 +48,7 @@ function integerBetween(name: string, fallback: number, min: number, max: number
 }
 
 export function loadConfig(): AppConfig {
+  const file = loadConfigFile(process.env.CONFIG_FILE || undefined);
   return {
     port: positiveInteger('PORT', 8080),
     databaseUrl: process.env.DATABASE_URL || undefined,
@@ -54,5 +61,7 @@ export function loadConfig(): AppConfig {
     secretsKey: process.env.SECRETS_KEY || undefined,
     dataLakeDir: process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
     workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
+    analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
+    analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
   };
 }
