@@ -11,6 +11,7 @@ import { ListArgs, typesOf } from './types';
 const GRAPHQL_TYPES: Record<ArgumentKind, () => unknown> = {
   id: () => ID,
   string: () => String,
+  stringArray: () => [String],
   json: () => JSONScalar,
   jsonArray: () => [JSONScalar],
 };

@@ -36,7 +36,7 @@ export interface DomainOperation {
   /** Success status. */
   status: 200 | 201 | 202;
   /** Error statuses beyond 401, 403 and 429 (which every operation may answer). */
-  errors: ('400' | '404' | '409')[];
+  errors: ('400' | '404' | '409' | '503')[];
 }
 
 /** The path parameter naming the row the operation acts on, if its path has one. */
@@ -45,7 +45,7 @@ export function rowParamOf(operation: DomainOperation): string | undefined {
   return operation.path.includes(`{${name}}`) ? name : undefined;
 }
 
-export type ArgumentKind = 'id' | 'string' | 'json' | 'jsonArray';
+export type ArgumentKind = 'id' | 'string' | 'stringArray' | 'json' | 'jsonArray';
 
 export interface OperationArgument {
   name: string;
@@ -71,6 +71,7 @@ export function argumentSchema(argument: OperationArgument): JsonSchema {
   const base: Record<string, JsonSchema> = {
     id: { type: 'string', format: 'uuid' },
     string: { type: 'string' },
+    stringArray: { type: 'array', items: { type: 'string' } },
     json: { type: 'object', additionalProperties: true },
     jsonArray: { type: 'array', items: { type: 'object', additionalProperties: true } },
   };

@@ -20,6 +20,7 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '404': ['NotFound', 'No resource with that id'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
   '429': ['TooManyRequests', 'Rate limited'],
+  '503': ['ServiceUnavailable', 'The operation is not available on this server'],
 };
 
 /** The error answers of an operation; every authenticated operation can also answer 401, 403 and 429. */
@@ -306,6 +307,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
           ...errorResponse('Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second'),
           headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
         },
+        ServiceUnavailable: errorResponse('The operation is not available on this server (for example the analytics embed token minter is disabled or its key unusable)'),
       },
       headers: {
         'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },

@@ -1,6 +1,6 @@
 import { BadRequestError, type FieldIssue } from '../errors/api-error';
 import type { DomainOperation } from '../model/operation';
-import { unstorableText } from '../model/text';
+import { unstorableText, unstorableTextIn } from '../model/text';
 import { isUuid } from '../model/uuid';
 import { isPlainObject } from './input';
 
@@ -36,6 +36,9 @@ function kindProblem(kind: DomainOperation['body'][number]['kind'], value: unkno
     case 'string':
       if (typeof value !== 'string') return 'must be a string';
       return unstorableText(value);
+    case 'stringArray':
+      if (!Array.isArray(value) || !value.every((item) => typeof item === 'string')) return 'must be an array of strings';
+      return unstorableTextIn(value);
     case 'json':
       return isPlainObject(value) ? undefined : 'must be a JSON object';
     case 'jsonArray':
