@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
 import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
+import type { AnalyticsEmbedOptions } from './config/analytics-embed';
 import type { AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { graphqlHandler } from './graphql/server';
@@ -20,6 +21,7 @@ import { listen } from './database/listener';
 import { JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
+import { AnalyticsEmbedSigner } from './services/analytics-embed';
 import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
@@ -39,6 +41,8 @@ export interface AppOptions {
   dataLakeDir: string;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once; absent or 0, none (the queue is still written). */
   workerConcurrency?: number;
+  /** The analyticsEmbed block of CONFIG_FILE and ANALYTICS_EMBED_SIGNING_KEY_PEM; absent, embed tokens answer 503. */
+  analyticsEmbed?: AnalyticsEmbedOptions;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -49,6 +53,7 @@ export function appOptions(config: AppConfig): AppOptions {
     secretsKey: loadSecretsKey(config.secretsKey, config.dataDir),
     dataLakeDir: config.dataLakeDir,
     workerConcurrency: config.workerConcurrency,
+    analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
   };
 }
 
@@ -67,7 +72,13 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const databaseUrl = orm.config.get('clientUrl')!;
   await migrateJobQueue(databaseUrl);
   const reads = new ReadPool(databaseUrl, READ_POOL_SIZE);
-  const services = new Services(resources, { accessCacheSeconds: options.authCacheSeconds, reads, secrets: new SecretBox(options.secretsKey), lake: new DataLake(options.dataLakeDir) });
+  const services = new Services(resources, {
+    accessCacheSeconds: options.authCacheSeconds,
+    reads,
+    secrets: new SecretBox(options.secretsKey),
+    lake: new DataLake(options.dataLakeDir),
+    analyticsEmbed: await AnalyticsEmbedSigner.create(options.analyticsEmbed),
+  });
   // Every process drops its cached credentials when any process announces a change of access.
   const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, automationJobs(orm, services)) : undefined;
   const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());

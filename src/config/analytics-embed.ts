@@ -92,3 +92,10 @@ function textList(block: Block, setting: string): string[] {
   }
   return [...new Set(value)];
 }
+
+/** What the minter is made of: the `analyticsEmbed` block and ANALYTICS_EMBED_SIGNING_KEY_PEM. */
+export interface AnalyticsEmbedOptions {
+  config: AnalyticsEmbedConfig;
+  /** An RS256 private key, PKCS#8 PEM (literal `\n` sequences, as in a one-line environment file, are read as line breaks). */
+  signingKeyPem?: string;
+}

@@ -1,4 +1,5 @@
 import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
+import { AnalyticsEmbedToken } from './analytics-embed-token';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
 import type { DomainOperation } from './operation';
 import { TemplateApplication } from './template-application';
@@ -187,5 +188,21 @@ export const operations: DomainOperation[] = [
     answer: { schema: 'TemplateApplication', graphql: () => TemplateApplication },
     status: 200,
     errors: ['400', '404'],
+  },
+  {
+    operationId: 'mintAnalyticsEmbedToken',
+    method: 'post',
+    path: 'analytics/embed-token',
+    tag: 'analytics',
+    summary:
+      "Exchange the caller's credential for a short-lived RS256 JWT (header kid) for the analytics service: claims iss, aud, sub (the user), iat, exp " +
+      '(at most 15 minutes later), orgs (the slugs of the organizations of the caller\'s teams, all live ones for platform administrators; never taken from ' +
+      'the request), models, objects and rowFilters {<model>: {<rowFilterField>: [<orgs>]}}. 403 for a caller in no organization; 503 when the ' +
+      'minter is disabled or its signing key missing or unusable',
+    body: [{ name: 'models', kind: 'stringArray', description: 'A subset of the configured models (400 naming an unknown one); absent: all of them' }],
+    bodyOptional: true,
+    answer: { schema: 'AnalyticsEmbedToken', graphql: () => AnalyticsEmbedToken },
+    status: 200,
+    errors: ['400', '503'],
   },
 ];

@@ -1,4 +1,5 @@
 import { pageAnswerOf, type DomainOperation } from '../model/operation';
+import { mintAnalyticsEmbedToken } from './analytics-embed';
 import { batchUpdate } from './batch-update';
 import type { RequestContext } from './context';
 import { parseOperationInput } from './operation-input';
@@ -29,6 +30,7 @@ const HANDLERS: Record<string, OperationHandler> = {
   fireTrigger: (ctx, id, input) => fireTrigger(ctx, id!, input),
   failActivityStep: (ctx, id, input, params) => failActivityStep(ctx, id!, params.stepId, input),
   applyProjectTemplate: (ctx, id, input) => applyProjectTemplate(ctx, id!, input),
+  mintAnalyticsEmbedToken: (ctx, _id, input) => mintAnalyticsEmbedToken(ctx, input),
 };
 
 /**

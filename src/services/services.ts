@@ -5,6 +5,7 @@ import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
+import type { AnalyticsEmbedSigner } from './analytics-embed';
 import type { DataLake } from './data-lake';
 import type { SecretBox } from './secret-box';
 import { withRules } from './rules';
@@ -26,11 +27,18 @@ export class Services {
   /** Where records for analytics go (task locks); without it (tools), none are written. */
   readonly lake?: DataLake;
 
-  constructor(readonly resources: readonly Resource[], options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake } = {}) {
+  /** Signs analytics embed tokens (or answers 503); without it (tools), embed tokens are disabled. */
+  readonly analyticsEmbed?: AnalyticsEmbedSigner;
+
+  constructor(
+    readonly resources: readonly Resource[],
+    options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake; analyticsEmbed?: AnalyticsEmbedSigner } = {},
+  ) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = options.reads;
     this.secrets = options.secrets;
     this.lake = options.lake;
+    this.analyticsEmbed = options.analyticsEmbed;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);
