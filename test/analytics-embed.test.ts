@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -78,7 +78,7 @@ describe('CONFIG_FILE', () => {
   });
 
   it('refuses an unreadable or malformed file, and a malformed enabled block, naming the problem', () => {
-    expect(() => loadConfigFile(join(folder, 'missing.yaml'))).toThrow(/CONFIG_FILE .*missing\.yaml: ENOENT/);
+    expect(() => loadConfigFile(join(folder, 'missing.yaml'))).toThrow(/CONFIG_FILE .*missing\.yaml: cannot be read \(ENOENT\)/);
     expect(() => loadConfigFile(file('bad.json', '{"analyticsEmbed": '))).toThrow(/not valid JSON/);
     expect(() => loadConfigFile(file('bad.yaml', 'analyticsEmbed: [unclosed\n'))).toThrow(/not valid YAML/);
     expect(() => loadConfigFile(file('list.yaml', '- a\n- b\n'))).toThrow(/must be a mapping/);
@@ -267,7 +267,9 @@ describe('mintAnalyticsEmbedToken (GraphQL)', () => {
 });
 
 describe('503 when tokens cannot be signed', () => {
-  const smallRsaKey = () => generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const pkcs8 = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+  const smallRsaKey = () => pkcs8(generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey);
+  const ecKey = () => pkcs8(generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey);
   const cases: [string, () => AnalyticsEmbedOptions | undefined, RegExp][] = [
     ['no analyticsEmbed settings at all', () => undefined, /does not enable/],
     ['the block disabled (a key set)', () => ({ config: readAnalyticsEmbedConfig({ enabled: false }), signingKeyPem: privateKeyPem }), /does not enable/],
@@ -275,6 +277,7 @@ describe('503 when tokens cannot be signed', () => {
     ['the key garbage', () => ({ config: embedConfig(), signingKeyPem: '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n' }), /not a usable RS256 private key/],
     ['the key not PEM at all', () => ({ config: embedConfig(), signingKeyPem: 'hunter2' }), /not a usable RS256 private key/],
     ['an RSA key too small to sign RS256', () => ({ config: embedConfig(), signingKeyPem: smallRsaKey() }), /not a usable RS256 private key/],
+    ['an EC key', () => ({ config: embedConfig(), signingKeyPem: ecKey() }), /not a usable RS256 private key/],
   ];
 
   it.each(cases)('%s: the server starts, says why once, and answers 503 on every call (REST and GraphQL)', async (_name, options, reason) => {

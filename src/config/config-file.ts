@@ -27,7 +27,7 @@ export function loadConfigFile(configured: string | undefined): ConfigFile {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new ConfigFileError(file, (error as NodeJS.ErrnoException).code ?? String(error));
+    throw new ConfigFileError(file, `cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
   return parseConfigText(text, file);
 }
