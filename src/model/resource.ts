@@ -37,6 +37,21 @@ export type DefaultOrder = 'oldest-first' | 'newest-first';
 /** Who may read the rows of an organization's resource: its members, or its owners alone (secrets). */
 export type Reader = 'member' | 'owner';
 
+/** Who sees a private row besides the user who owns it: platform administrators, or nobody. */
+export type PrivateTo = 'administrators' | 'owner';
+
+/**
+ * Rows that belong to one user, on top of their organization's tenancy (chats). `owner` names the
+ * reference to that user: server-set to the caller who creates the row, never written by a body, and
+ * that user always sees the row. A row with a `privateWhen` field set is private: seen, besides its
+ * owner, by platform administrators (`administrators`) or by nobody (`owner`, administrators
+ * included); with several of them set, the narrowest applies. A row with none set is read as any row
+ * of its scope. `follows` instead: the row is seen exactly when the row its reference names is (a
+ * message, when its channel is). Lists, gets, nested GraphQL fields, filters and sorts through
+ * relations, and writes all apply it (services/tenancy.ts, services/item-statement.ts).
+ */
+export type Privacy = { owner: string; privateWhen: Record<string, PrivateTo> } | { follows: string };
+
 /**
  * A collection served below one row of another (`organizations/{orgId}/secrets`): `param` is the path
  * parameter naming that row and `field` the reference that holds it.
@@ -55,6 +70,8 @@ export interface ResourceOptions<T extends object> {
   listName?: string;
   /** Who may read the rows (default: members of the row's organization). */
   readers?: Reader;
+  /** Rows private to the user who owns them (default: none), see `Privacy`. */
+  privacy?: Privacy;
   /** The order of a list that names no sort (default: oldest first). */
   order?: DefaultOrder;
   entity: EntityClass<T>;
@@ -73,8 +90,9 @@ export interface ResourceOptions<T extends object> {
 }
 
 /** Everything the adapters and the engine need to serve one collection; its business rules are the services' (services/rules.ts). */
-export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations' | 'parent'>> {
+export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations' | 'parent' | 'privacy'>> {
   parent?: Parent;
+  privacy?: Privacy;
   access: Record<WriteAction, Writer>;
   operations: Operations;
   /** Entity (and schema) name, e.g. `TeamMember`. */
@@ -88,6 +106,7 @@ export interface Resource<T extends object = object> extends Required<Omit<Resou
 
 export function defineResource<T extends object>(options: ResourceOptions<T>): Resource<T> {
   const name = options.entity.name;
+  if (options.privacy) checkPrivacy(name, fieldsOf(options.entity), options.privacy);
   return {
     paging: 'zero-based',
     affectsAccess: false,
@@ -101,6 +120,40 @@ export function defineResource<T extends object>(options: ResourceOptions<T>): R
     itemName: lowerFirst(name),
     fields: fieldsOf(options.entity),
   };
+}
+
+/** The fields a privacy declaration names must exist; its owner must be server-set (a body never names another user). */
+function checkPrivacy(name: string, fields: FieldMeta[], privacy: Privacy): void {
+  const field = (property: string) => {
+    const found = fields.find((f) => f.name === property);
+    if (!found) throw new Error(`${name}: privacy names ${property}, which is not one of its fields`);
+    return found;
+  };
+  if ('follows' in privacy) {
+    if (!field(privacy.follows).reference) throw new Error(`${name}: privacy follows ${privacy.follows}, which is not a reference`);
+    return;
+  }
+  const owner = field(privacy.owner);
+  if (!owner.reference || (owner.options.writable ?? 'always') !== 'never') throw new Error(`${name}: the privacy owner ${privacy.owner} must be a server-set reference`);
+  for (const property of Object.keys(privacy.privateWhen)) field(property);
+}
+
+/** The fields whose values decide who sees a row under its privacy declaration (none without one). */
+export function privacyFields(resource: Resource): string[] {
+  const privacy = resource.privacy;
+  if (!privacy) return [];
+  return 'follows' in privacy ? [privacy.follows] : [privacy.owner, ...Object.keys(privacy.privateWhen)];
+}
+
+/**
+ * The fields that, when set, hide a row of an owner-declared privacy from a user who is not its owner:
+ * every `privateWhen` field from a member, only those private to the owner alone from an administrator.
+ * None: nothing is hidden from them. (Tenancy compiles this into conditions, item statements into SQL.)
+ */
+export function hidingFields(privacy: Extract<Privacy, { owner: string }>, administrator: boolean): string[] {
+  return Object.entries(privacy.privateWhen)
+    .filter(([, to]) => to === 'owner' || !administrator)
+    .map(([field]) => field);
 }
 
 export const hardDelete: DeleteMode = { kind: 'hard' };

@@ -1,13 +1,15 @@
 import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/core';
 import type { PreparedStatement } from '../database/read-pool';
 import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
-import type { Resource, Writer } from '../model/resource';
+import { hidingFields, type Resource, type Writer } from '../model/resource';
+import type { Viewer } from './tenancy';
 
 /**
  * The SQL of the hot reads, written once per resource from the same declarations the ORM maps: one row
  * by id (or rows by ids) with the tenant condition, the deleted-parent condition and, for an answer,
  * every embedded reference, in a single prepared statement. Parameters: `$1` the id (or ids), then the
- * caller's organizations and user id where the statement needs them (administrators' variant: neither).
+ * caller's organizations and user id where the statement needs them (administrators' variant: their user
+ * id where a privacy declaration needs it; the server's own variant: neither).
  */
 export interface ItemStatement extends PreparedStatement {
   /** What the statement reads after `$1`, in order. */
@@ -38,8 +40,13 @@ class Builder {
   constructor(
     private readonly metadata: MetadataStorage,
     private readonly resourceOf: ResourceOf,
-    private readonly admin: boolean,
+    private readonly viewer: Viewer,
   ) {}
+
+  /** Tenancy hides nothing from administrators (and from the server itself). */
+  private get admin(): boolean {
+    return this.viewer !== 'member';
+  }
 
   alias(): string {
     return `r${this.aliases++}`;
@@ -94,8 +101,13 @@ class Builder {
     return `${alias}.${quote(this.column(resource.entity, mode.field)!)} is distinct from ${mode.value}`;
   }
 
-  /** Whether the caller may see the row (undefined: every row), as tenancy.ts decides it. */
+  /** Whether the caller may see the row (undefined: every row), as tenancy.ts decides it: its tenancy and its privacy. */
   visible(resource: Resource, alias: string, organization: string | undefined): string | undefined {
+    const conditions = [this.tenant(resource, alias, organization), this.privacy(resource, alias)].filter((c): c is string => c !== undefined);
+    return conditions.length ? conditions.join(' and ') : undefined;
+  }
+
+  private tenant(resource: Resource, alias: string, organization: string | undefined): string | undefined {
     if (this.admin) return undefined;
     const scope = resource.scope;
     switch (scope.kind) {
@@ -117,7 +129,31 @@ class Builder {
     }
   }
 
-  /** Whether the caller may write the row (undefined: every row they see), as tenancy.ts decides it. */
+  /**
+   * The row's `privacy` (model/resource.ts) as tenancy.ts's privateRows decides it: its owner, or none of
+   * the fields that make it private to them set (administrators: of those that hide it from them too);
+   * a row that follows another is visible when that one is.
+   */
+  privacy(resource: Resource, alias: string): string | undefined {
+    const privacy = resource.privacy;
+    if (!privacy || this.viewer === 'system') return undefined;
+    if ('follows' in privacy) {
+      const field = resource.fields.find((f) => f.name === privacy.follows)!;
+      const target = this.resourceOf(field.reference!.target());
+      if (!target) return undefined;
+      const followed = this.alias();
+      const condition = this.privacy(target, followed);
+      return condition && `exists (select 1 from ${this.table(target.entity)} ${followed}
+        where ${followed}."id" = ${alias}.${quote(this.column(resource.entity, field.name)!)} and ${condition})`;
+    }
+    const hiding = hidingFields(privacy, this.viewer === 'admin');
+    if (hiding.length === 0) return undefined;
+    this.uses.add('user');
+    const shared = hiding.map((field) => `${alias}.${quote(this.column(resource.entity, field)!)} is null`).join(' and ');
+    return `(${alias}.${quote(this.column(resource.entity, privacy.owner)!)} = {user}::uuid or (${shared}))`;
+  }
+
+  /** Whether the caller may write the row (undefined: every row they see), as tenancy.ts decides it (with `visible`). */
   writable(resource: Resource, alias: string, organization: string | undefined, writer: Writer): string | undefined {
     if (this.admin) return undefined;
     const scope = resource.scope;
@@ -126,7 +162,7 @@ class Builder {
       case 'anyone':
         return undefined;
       case 'member':
-        return this.visible(resource, alias, organization);
+        return this.tenant(resource, alias, organization);
       case 'owner':
         if (!organization) throw new Error(`${resource.name}: owners write only rows of an organization`);
         this.uses.add('owned');
@@ -191,17 +227,17 @@ function quote(identifier: string): string {
  * live row with id `$1` as stored (its columns, for the ORM to map), if the caller may see it and
  * `writer` lets them write it, locked FOR UPDATE (the row alone: its parents are only read).
  * `reference`: the id and organization of the live row `$1`, if the caller may see it (every live row
- * in the administrators' variant).
+ * in the server's own variant, and in the administrators' but for rows private to others).
  */
 export function itemStatement(
   resource: Resource,
   metadata: MetadataStorage,
   resourceOf: ResourceOf,
-  admin: boolean,
+  viewer: Viewer,
   shape: ItemShape,
   writer: Writer = 'member',
 ): ItemStatement {
-  const builder = new Builder(metadata, resourceOf, admin);
+  const builder = new Builder(metadata, resourceOf, viewer);
   const alias = builder.alias();
   const scope = builder.scope(resource, alias);
   const visible = builder.visible(resource, alias, scope.organization);
@@ -225,7 +261,7 @@ export function itemStatement(
     /\{(organizations|owned|user)\}/g,
     (_, name: ItemParameter) => `$${parameters.indexOf(name) + 2}`,
   );
-  return { name: `${shape}:${resource.path}:${admin ? 'admin' : 'caller'}${shape === 'lock' ? `:${writer}` : ''}`, text, parameters };
+  return { name: `${shape}:${resource.path}:${viewer === 'member' ? 'caller' : viewer}${shape === 'lock' ? `:${writer}` : ''}`, text, parameters };
 }
 
 /** A sort key reached through references: the relations it follows and the column it ends on. */
@@ -237,13 +273,20 @@ export interface RelatedSortPath {
 }
 
 /**
- * What a sort through references orders by for a caller who is not an administrator: the related
- * row's value, or null where that row (or one on the way to it) is deleted or not theirs to see, so
- * that the order reveals nothing of rows they may not read. `{organizations}` and `{user}` stand for
- * the caller's values (see `parameters`); `root` is the alias of the row being sorted.
+ * What a sort through references orders by for a caller who is not an administrator (or an
+ * administrator, where a related row may be private to another user): the related row's value, or null
+ * where that row (or one on the way to it) is deleted or not theirs to see, so that the order reveals
+ * nothing of rows they may not read. `{organizations}` and `{user}` stand for the caller's values (see
+ * `parameters`); `root` is the alias of the row being sorted.
  */
-export function relatedSortValue(path: RelatedSortPath, root: { entity: EntityClass<object>; alias: string }, metadata: MetadataStorage, resourceOf: ResourceOf): { text: string; parameters: ItemParameter[] } {
-  const builder = new Builder(metadata, resourceOf, false);
+export function relatedSortValue(
+  path: RelatedSortPath,
+  root: { entity: EntityClass<object>; alias: string },
+  metadata: MetadataStorage,
+  resourceOf: ResourceOf,
+  viewer: Viewer = 'member',
+): { text: string; parameters: ItemParameter[] } {
+  const builder = new Builder(metadata, resourceOf, viewer);
   const joins: string[] = [];
   const conditions: string[] = [];
   let owner = root.entity;

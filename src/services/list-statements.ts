@@ -5,6 +5,7 @@ import type { PageRequest } from '../query/paging';
 import type { SortTerm } from '../query/sort';
 import { BoundedMap } from './bounded-map';
 import type { RequestContext } from './context';
+import { viewerOf } from './tenancy';
 import type { ResourceWithRules as Resource } from './resource-rules';
 
 /** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
@@ -46,7 +47,8 @@ export class ListStatements {
    * parsed nor compiled again, only executed with their bound values.
    */
   async remember(ctx: RequestContext, kind: string, params: object, write: () => Promise<WrittenList>): Promise<WrittenList> {
-    const caller = ctx.isAdmin ? 'admin' : `user:${ctx.user?.id}`;
+    // Administrators' statements hold their user id too where a privacy declaration reads it.
+    const caller = `${viewerOf(ctx)}:${ctx.user?.id ?? ''}`;
     const key = `${kind}\u0000${caller}\u0000${ctx.services.accessCache.version}\u0000${JSON.stringify(params)}`;
     let written = this.written.get(key);
     if (!written) {

@@ -13,7 +13,7 @@ import { insertRow, storedRow, updateRow, type FollowingStatement } from '../dat
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
 import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
-import type { WriteAction } from '../model/resource';
+import { privacyFields, type WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath } from '../query/field-path';
 import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
@@ -27,7 +27,7 @@ import { ListStatements, sqlOf } from './list-statements';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import { itemStatement, ORGANIZATION_COLUMN, relatedSortValue, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
-import { and, liveRows, memberships, visibleRows, writableRows } from './tenancy';
+import { and, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -164,11 +164,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {
-    const key = `${shape}:${action}:${ctx.isAdmin}`;
+    const viewer = viewerOf(ctx);
+    const key = `${shape}:${action}:${viewer}`;
     let statement = this.statements.get(key);
     if (!statement) {
       const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
-      statement = itemStatement(this.resource, ctx.em.getMetadata(), resourceOf, ctx.isAdmin, shape, action && this.resource.access[action]);
+      statement = itemStatement(this.resource, ctx.em.getMetadata(), resourceOf, viewer, shape, action && this.resource.access[action]);
       this.statements.set(key, statement);
     }
     return statement;
@@ -256,9 +257,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return !rules.beforeCreate && !rules.afterCreate && !rules.replayOf && !affectsAccess;
   }
 
-  /** One INSERT of the stored fields, server fields completed; values never stored (a new key's plain text) stay in the answer. */
+  /**
+   * One INSERT of the stored fields, server fields completed (the owner of a private row: the caller,
+   * unless the server names one); values never stored (a new key's plain text) stay in the answer.
+   */
   private async insert(ctx: RequestContext, values: Record<string, unknown>, then?: FollowingStatement): Promise<T> {
     const now = new Date();
+    const privacy = this.resource.privacy;
+    if (privacy && 'owner' in privacy && values[privacy.owner] === undefined) values[privacy.owner] = ctx.user?.id ?? null;
     this.completeServerFields(values);
     // A body never carries an id (server-owned); a row the server records may (a linked delta's create names its data object).
     Object.assign(values, { id: (values.id as string | undefined) ?? randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
@@ -306,8 +312,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     Object.assign(effective, { changeSequence: entity.changeSequence + 1, updatedOn: new Date() });
     this.refreshSearchText(effective, entity as Row);
     await updateRow(tx.em, this.entity, entity.id, effective);
-    // Only a change of owner (the first step of the scope path) can move the row out of the caller's reach.
-    if (this.ownerField && this.ownerField in effective) await this.assertWritable(tx, entity.id, 'update');
+    // Only a change of owner (the first step of the scope path) or of what its privacy reads can move the row out of the caller's reach.
+    if (this.accessFields.some((field) => field in effective)) await this.assertWritable(tx, entity.id, 'update');
     await this.announce(tx);
     return { ...entity, ...effective } as T;
   }
@@ -445,9 +451,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   private async visibleOrder(ctx: RequestContext, sort: SortTerm[]): Promise<unknown[]> {
     const clauses: unknown[] = toOrderBy(this.entity, sort, this.resource.order);
-    if (ctx.isAdmin) return clauses;
+    const viewer = viewerOf(ctx);
+    if (viewer === 'system') return clauses;
     const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
-    const mine = await memberships(ctx);
+    const mine = viewer === 'admin' ? { member: new Set<string>(), owner: new Set<string>() } : await memberships(ctx);
     // Bound as array literals: they hold UUIDs only.
     const callerValues: Record<string, unknown> = {
       organizations: `{${[...mine.member].join(',')}}`,
@@ -458,7 +465,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
       if (relations.length === 0) continue;
       const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
-      const related = relatedSortValue({ hops, property: properties[properties.length - 1] }, { entity: this.entity, alias: 'e0' }, ctx.em.getMetadata(), resourceOf);
+      // Administrators see every related row but those private to other users.
+      if (viewer === 'admin' && !hops.some((hop) => resourceOf(hop.target)?.privacy)) continue;
+      const related = relatedSortValue({ hops, property: properties[properties.length - 1] }, { entity: this.entity, alias: 'e0' }, ctx.em.getMetadata(), resourceOf, viewer);
       const bindings: unknown[] = [];
       const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
         bindings.push(callerValues[name]);
@@ -492,6 +501,11 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (row) return row;
     await this.findVisible(ctx, id);
     throw new ForbiddenError(`you may not ${action} this ${this.resource.name}`);
+  }
+
+  /** The properties whose change may change who sees the row: its owner field and those its privacy reads. */
+  private get accessFields(): string[] {
+    return [...(this.ownerField ? [this.ownerField] : []), ...privacyFields(this.resource)];
   }
 
   /** The property that says whose the row is: the first step of its scope path (none: the row itself). */

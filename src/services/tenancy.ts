@@ -1,5 +1,6 @@
 import { ForbiddenError } from '../errors/api-error';
-import type { Resource, WriteAction } from '../model/resource';
+import { hidingFields, type Resource, type WriteAction } from '../model/resource';
+import type { ResourceOf } from './item-statement';
 import { nest } from '../query/field-path';
 import type { RequestContext } from './context';
 
@@ -37,8 +38,20 @@ async function loadMemberships(ctx: RequestContext, userId: string): Promise<Mem
   };
 }
 
+/** Who reads: the server itself (nothing hidden), a platform administrator, or any other user. */
+export type Viewer = 'system' | 'admin' | 'member';
+
+export function viewerOf(ctx: RequestContext): Viewer {
+  return ctx.actor.kind === 'system' ? 'system' : ctx.isAdmin ? 'admin' : 'member';
+}
+
 /** The rows of `resource` the caller may see, as a condition; undefined when nothing is hidden. */
 export async function visibleRows(ctx: RequestContext, resource: Resource): Promise<Condition | undefined> {
+  return all(await tenantRows(ctx, resource), privateRows(ctx, resource));
+}
+
+/** The rows of `resource` in the caller's reach by its tenant scope alone (everything for administrators). */
+async function tenantRows(ctx: RequestContext, resource: Resource): Promise<Condition | undefined> {
   if (ctx.isAdmin) return undefined;
   const scope = resource.scope;
   switch (scope.kind) {
@@ -53,6 +66,30 @@ export async function visibleRows(ctx: RequestContext, resource: Resource): Prom
     case 'colleagues':
       return { id: { $in: [ctx.user?.id, ...(await colleagueIds(ctx))].filter(Boolean) } };
   }
+}
+
+/**
+ * The rows a resource's `privacy` lets the caller see (model/resource.ts), administrators included;
+ * undefined when it hides nothing from them. item-statement.ts writes the same rule in SQL.
+ */
+export function privateRows(ctx: RequestContext, resource: Resource): Condition | undefined {
+  const viewer = viewerOf(ctx);
+  if (viewer === 'system') return undefined;
+  return privacyCondition(resource, viewer, ctx.user?.id, (entity) => ctx.services.forEntity(entity)?.resource);
+}
+
+function privacyCondition(resource: Resource, viewer: Exclude<Viewer, 'system'>, userId: string | undefined, resourceOf: ResourceOf): Condition | undefined {
+  const privacy = resource.privacy;
+  if (!privacy) return undefined;
+  if ('follows' in privacy) {
+    const target = resourceOf(resource.fields.find((f) => f.name === privacy.follows)!.reference!.target());
+    const followed = target && privacyCondition(target, viewer, userId, resourceOf);
+    return followed && { [privacy.follows]: followed };
+  }
+  const hiding = hidingFields(privacy, viewer === 'admin');
+  if (hiding.length === 0) return undefined;
+  const shared = and(...hiding.map((field) => ({ [field]: null })));
+  return userId ? { $or: [{ [privacy.owner]: userId }, shared] } : shared;
 }
 
 /** Users who share an organization with the caller. */
@@ -72,9 +109,14 @@ async function colleagueIds(ctx: RequestContext): Promise<string[]> {
 
 /**
  * The rows of `resource` the caller may create, change or delete, as a condition (undefined: no
- * restriction); a caller who may not write the resource at all is refused at once.
+ * restriction); a caller who may not write the resource at all is refused at once. Rows hidden by
+ * the resource's privacy are never writable, whoever the writer.
  */
 export async function writableRows(ctx: RequestContext, resource: Resource, action: WriteAction): Promise<Condition | undefined> {
+  return all(await writerRows(ctx, resource, action), privateRows(ctx, resource));
+}
+
+async function writerRows(ctx: RequestContext, resource: Resource, action: WriteAction): Promise<Condition | undefined> {
   if (ctx.isAdmin) return undefined;
   const who = resource.access[action];
   const path = resource.scope.kind === 'organization' || resource.scope.kind === 'user' ? resource.scope.path.split('.') : ['id'];
@@ -88,7 +130,7 @@ export async function writableRows(ctx: RequestContext, resource: Resource, acti
     case 'owner':
       return nest(path, { $in: [...(await memberships(ctx)).owner] });
     case 'member':
-      return visibleRows(ctx, resource);
+      return tenantRows(ctx, resource);
   }
 }
 
@@ -99,6 +141,11 @@ export function liveRows(resource: Resource): Condition | undefined {
   const kept = { [mode.field]: { $ne: mode.value } };
   const nullable = resource.fields.find((f) => f.name === mode.field)?.options.nullable;
   return nullable ? { $or: [kept, { [mode.field]: null }] } : kept;
+}
+
+/** The conjunction of the conditions, undefined when there is none (nothing hidden). */
+function all(...conditions: (Condition | undefined)[]): Condition | undefined {
+  return conditions.some((c) => c !== undefined) ? and(...conditions) : undefined;
 }
 
 export function and(...conditions: (Condition | undefined)[]): Condition {
