@@ -23,7 +23,13 @@ export class Channel extends BaseEntity {
   @Attr.reference(() => Workspace, { nullable: true, inverse: 'channels', onDelete: 'set null' })
   workspaceId?: string | null;
 
-  @Attr.reference(() => PlatformUser, { nullable: true, onDelete: 'set null' })
+  /** Who sees the channel is declared in the registry (`privacy`). */
+  @Attr.reference(() => PlatformUser, {
+    nullable: true,
+    writable: 'never',
+    onDelete: 'set null',
+    description: 'The user who created the channel (server-set); they always see it',
+  })
   ownerId?: string | null;
 
   @Attr.boolean()

@@ -288,12 +288,15 @@ export const resources: Resource[] = [
     entity: Channel,
     scope: { kind: 'organization', path: 'projectId.organizationId' },
     delete: hardDelete,
+    // Chats: a task's channels are their owner's and the administrators'; a workspace's are their owner's alone.
+    privacy: { owner: 'ownerId', privateWhen: { taskId: 'administrators', workspaceId: 'owner' } },
   }),
   defineResource({
     path: 'messages',
     entity: Message,
     scope: { kind: 'organization', path: 'channelId.projectId.organizationId' },
     delete: hardDelete,
+    privacy: { follows: 'channelId' },
   }),
   defineResource({
     path: 'data-objects',
