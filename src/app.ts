@@ -7,6 +7,7 @@ import type { AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
+import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
@@ -50,7 +51,9 @@ export function appOptions(config: AppConfig): AppOptions {
     rateLimits: { perMinute: config.rateLimitPerMinute, burstPerSecond: config.rateLimitBurstPerSecond, redisUrl: config.redisUrl },
     jwt: jwtSettingsFromEnv(),
     authCacheSeconds: config.authCacheSeconds,
-    secretsKey: loadSecretsKey(config.secretsKey, config.dataDir),
+    secretsKey: loadSecretsKey(config.secretsKey, config.dataDir, (file) =>
+      logger.warn({ file }, 'SECRETS_KEY is not set: generated a key for organization secrets into the data folder; back it up, or set SECRETS_KEY'),
+    ),
     dataLakeDir: config.dataLakeDir,
     workerConcurrency: config.workerConcurrency,
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },

@@ -16,9 +16,10 @@ function decode(text: string, origin: string): Buffer {
 
 /**
  * The key that encrypts organization secrets: SECRETS_KEY, or else the one kept in the data folder,
- * generated there on first start (readable by this user alone). Losing it makes stored secrets unreadable.
+ * generated there on first start (readable by this user alone; `onGenerated` is told where, so that the
+ * operator hears of it). Losing it makes stored secrets unreadable.
  */
-export function loadSecretsKey(configured: string | undefined, dataDir: string): Buffer {
+export function loadSecretsKey(configured: string | undefined, dataDir: string, onGenerated: (file: string) => void = () => undefined): Buffer {
   if (configured) return decode(configured, 'SECRETS_KEY');
   const file = join(dataDir, SECRETS_KEY_FILE);
   try {
@@ -29,6 +30,7 @@ export function loadSecretsKey(configured: string | undefined, dataDir: string):
   mkdirSync(dataDir, { recursive: true });
   try {
     writeFileSync(file, `${randomBytes(SECRETS_KEY_BYTES).toString('base64')}\n`, { flag: 'wx', mode: 0o600 });
+    onGenerated(file);
   } catch (error) {
     // Another process wrote it first: use theirs.
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
