@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
+  | 'BAD_GATEWAY'
+  | 'GATEWAY_TIMEOUT'
   | 'INTERNAL';
 
 export interface FieldIssue {
@@ -63,6 +65,13 @@ export class BadRequestError extends ApiError {
   }
 }
 
+/** A call to another service the egress guard refuses (services/egress): nothing was sent to the target. */
+export class EgressDeniedError extends BadRequestError {
+  constructor(readonly reason: string) {
+    super(`service bridge egress denied: ${reason}`);
+  }
+}
+
 export class UnauthenticatedError extends ApiError {
   readonly status = 401;
   readonly code = 'UNAUTHENTICATED';
@@ -112,6 +121,18 @@ export class RateLimitedError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly code = 'SERVICE_UNAVAILABLE';
+}
+
+/** The upstream service of a call could not be reached or answered unusably (too large a body, too many redirects). */
+export class BadGatewayError extends ApiError {
+  readonly status = 502;
+  readonly code = 'BAD_GATEWAY';
+}
+
+/** The upstream service of a call did not answer in time. */
+export class GatewayTimeoutError extends ApiError {
+  readonly status = 504;
+  readonly code = 'GATEWAY_TIMEOUT';
 }
 
 export class InternalError extends ApiError {
