@@ -5,6 +5,7 @@ import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
 import type { AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
+import { EgressGuard, type EgressSettings } from './egress/egress-guard';
 import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
@@ -15,6 +16,7 @@ import { operations } from './model/operations';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
 import { accountCallbackRouter, accountRouter } from './rest/account-router';
+import { bridgeProxyRouter } from './rest/bridge-proxy-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { operationRouter } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
@@ -44,6 +46,8 @@ export interface AppOptions {
   workerConcurrency?: number;
   /** The analyticsEmbed block of CONFIG_FILE and ANALYTICS_EMBED_SIGNING_KEY_PEM; absent, embed tokens answer 503. */
   analyticsEmbed?: AnalyticsEmbedOptions;
+  /** The egress guard of service bridge calls: BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST (tests also set the resolver and the timeout). */
+  egress?: EgressSettings;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -57,6 +61,7 @@ export function appOptions(config: AppConfig): AppOptions {
     dataLakeDir: config.dataLakeDir,
     workerConcurrency: config.workerConcurrency,
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
+    egress: { privateHostAllowlist: config.bridgeEgressPrivateHostAllowlist },
   };
 }
 
@@ -75,12 +80,14 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const databaseUrl = orm.config.get('clientUrl')!;
   await migrateJobQueue(databaseUrl);
   const reads = new ReadPool(databaseUrl, READ_POOL_SIZE);
+  const egress = new EgressGuard(options.egress);
   const services = new Services(resources, {
     accessCacheSeconds: options.authCacheSeconds,
     reads,
     secrets: new SecretBox(options.secretsKey),
     lake: new DataLake(options.dataLakeDir),
     analyticsEmbed: await AnalyticsEmbedSigner.create(options.analyticsEmbed),
+    egress,
   });
   // Every process drops its cached credentials when any process announces a change of access.
   const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, automationJobs(orm, services)) : undefined;
@@ -104,6 +111,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     res.json(openApi);
   });
   app.use(accountRouter());
+  app.use(bridgeProxyRouter());
   app.use(operationRouter(operations, resources));
   for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
   app.use('/graphql', ...graphql.handler);
@@ -119,6 +127,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
       await limits.close();
       await accessChanges.close();
       await reads.close();
+      await egress.close();
     },
   };
 }

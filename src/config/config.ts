@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics-embed';
 import { loadConfigFile } from './config-file';
+import { parseHostAllowlist } from '../egress/egress-guard';
 
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
@@ -29,6 +30,8 @@ export interface AppConfig {
   analyticsEmbed: AnalyticsEmbedConfig;
   /** ANALYTICS_EMBED_SIGNING_KEY_PEM: the RS256 private key (PKCS#8 PEM) embed tokens are signed with. */
   analyticsEmbedSigningKeyPem?: string;
+  /** BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST: exact host names the egress guard lets reach private addresses. */
+  bridgeEgressPrivateHostAllowlist: string[];
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -63,5 +66,6 @@ export function loadConfig(): AppConfig {
     workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
+    bridgeEgressPrivateHostAllowlist: parseHostAllowlist(process.env.BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST),
   };
 }

@@ -1,7 +1,16 @@
-import pino from 'pino';
+import pino, { type DestinationStream, type Level } from 'pino';
 
-/** One process-wide structured logger; credentials never reach it (see redact). */
-export const logger = pino({
-  level: process.env.LOG_LEVEL ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info'),
-  redact: ['req.headers["x-api-key"]', 'req.headers["x-access-token"]', 'req.headers.authorization'],
-});
+/** Where credentials could appear in a logged object: never written (the access log logs no headers at all). */
+const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers["x-access-token"]', 'req.headers.authorization', 'req.headers.cookie'];
+
+/** A structured logger writing to `destination` (standard output by default); credentials never reach it (see redact). */
+export function createLogger(destination?: DestinationStream, level: Level | 'silent' = defaultLevel()): pino.Logger {
+  return pino({ level, redact: REDACTED_PATHS }, destination);
+}
+
+function defaultLevel(): Level | 'silent' {
+  return (process.env.LOG_LEVEL as Level | undefined) ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+}
+
+/** The one process-wide logger. */
+export const logger = createLogger();

@@ -20,7 +20,9 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '404': ['NotFound', 'No resource with that id'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
   '429': ['TooManyRequests', 'Rate limited'],
+  '502': ['BadGateway', 'The upstream service could not be reached or answered unusably'],
   '503': ['ServiceUnavailable', 'The operation is not available on this server'],
+  '504': ['GatewayTimeout', 'The upstream service did not answer in time'],
 };
 
 /** The error answers of an operation; every authenticated operation can also answer 401, 403 and 429. */
@@ -182,6 +184,46 @@ function operationPaths(operations: readonly DomainOperation[], resources: reado
   return paths;
 }
 
+const PROXY_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+/**
+ * The service bridge proxy (rest/bridge-proxy-router.ts): any method, passed on to the upstream; the
+ * upstream's status, content type and body come back as they are.
+ */
+function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
+  const bridge = { ...idParameter, description: 'The service bridge (readable by the caller)' };
+  const endpointName = { name: 'endpointName', in: 'path', required: true, schema: { type: 'string' }, description: "The endpoint's name; unknown: 404 listing the bridge's endpoints" };
+  const proxy = (operationId: string, summary: string, parameters: JsonSchema[]) =>
+    Object.fromEntries(
+      PROXY_METHODS.map((method) => [
+        method,
+        {
+          tags: ['service-bridges'],
+          operationId: `${operationId}${upperFirst(method)}`,
+          summary,
+          parameters,
+          ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: json({ description: 'Passed on as JSON' }) } }),
+          responses: {
+            '200': { ...ok("The upstream's answer: its status, content type and body as it sent them; 200 [] without a call when a required field is missing"), content: { '*/*': { schema: {} } } },
+            ...errors('400', '404', '502', '504'),
+          },
+        },
+      ]),
+    );
+  return {
+    '/api/service-bridges/{id}/proxy/{endpointName}': proxy(
+      'proxyServiceBridgeEndpoint',
+      "Call a bridge endpoint through the egress guard: baseUrl + path and the query string, the endpoint's method (default this one), the JSON body",
+      [bridge, endpointName],
+    ),
+    '/api/service-bridges/{id}/proxy': proxy(
+      'proxyServiceBridgeSoleEndpoint',
+      'Call the sole endpoint of a single-endpoint bridge (400 listing the names when it has several), as /proxy/{endpointName} does',
+      [bridge],
+    ),
+  };
+}
+
 function pageSchema(name: string): JsonSchema {
   const int32 = { type: 'integer', format: 'int32' };
   return {
@@ -268,6 +310,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     paths: {
       ...Object.assign({}, ...resources.map(resourcePaths)),
       ...operationPaths(operations, resources),
+      ...bridgeProxyPaths(),
       '/v3/api-docs': {
         get: {
           tags: ['meta'],
@@ -303,6 +346,8 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         Forbidden: errorResponse('Authenticated without permission'),
         NotFound: errorResponse('No resource with the given id'),
         Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
+        BadGateway: errorResponse('The upstream service could not be reached, redirected too often or answered more than 10 MB'),
+        GatewayTimeout: errorResponse('The upstream service did not answer in time'),
         TooManyRequests: {
           ...errorResponse('Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second'),
           headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },

@@ -45,6 +45,7 @@ import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
 import { projectTemplateRules } from './project-templates';
 import { combineRules, type ResourceRules, type ResourceWithRules } from './resource-rules';
+import { serviceBridgeRules } from './service-bridges';
 import { scopedSlugRules } from './slugs';
 import { taskActivityRules } from './task-activities';
 import { taskGroupRules } from './task-groups';
@@ -85,7 +86,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(ActivityPlan, activityPlanRules),
   rulesOf(Trigger, triggerRules),
   rulesOf(ProjectTemplate, scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' })),
-  rulesOf(ServiceBridge, scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' })),
+  rulesOf(ServiceBridge, combineRules(scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' }), serviceBridgeRules)),
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
   rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),
   rulesOf(DocumentFamily, documentFamilyRules),

@@ -3,6 +3,7 @@ import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
+import type { EgressGuard } from '../egress/egress-guard';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
 import type { AnalyticsEmbedSigner } from './analytics-embed';
@@ -30,15 +31,19 @@ export class Services {
   /** Signs analytics embed tokens (or answers 503); without it (tools), embed tokens are disabled. */
   readonly analyticsEmbed?: AnalyticsEmbedSigner;
 
+  /** The only way to other services a tenant names (service bridges); without it (tools), none can be called. */
+  readonly egress?: EgressGuard;
+
   constructor(
     readonly resources: readonly Resource[],
-    options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake; analyticsEmbed?: AnalyticsEmbedSigner } = {},
+    options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake; analyticsEmbed?: AnalyticsEmbedSigner; egress?: EgressGuard } = {},
   ) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = options.reads;
     this.secrets = options.secrets;
     this.lake = options.lake;
     this.analyticsEmbed = options.analyticsEmbed;
+    this.egress = options.egress;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);

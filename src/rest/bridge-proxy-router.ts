@@ -1,0 +1,35 @@
+import express, { type Request, type Response, Router } from 'express';
+import { callBridgeEndpoint } from '../services/service-bridges';
+import { BODY_LIMIT, jsonBody } from './json-body';
+import { contextOf } from './resource-router';
+
+/** The service bridge proxy's paths: the endpoint by name, or the sole endpoint of a single-endpoint bridge. */
+export const BRIDGE_PROXY_PATH = '/api/service-bridges/:id/proxy{/:endpointName}';
+
+/**
+ * Any method on `/api/service-bridges/{id}/proxy/{endpointName}` and `/proxy`: the call as the caller
+ * sent it (method, query string, JSON body, headers) to the bridge service, and the upstream's status,
+ * headers and body back unchanged (Node sets the length; Express's content-type defaults stay out).
+ */
+export function bridgeProxyRouter(): Router {
+  const router = Router();
+  router.all(BRIDGE_PROXY_PATH, express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody, async (req: Request, res: Response) => {
+    const answer = await callBridgeEndpoint(contextOf(req), String(req.params.id), {
+      endpointName: typeof req.params.endpointName === 'string' ? req.params.endpointName : undefined,
+      method: req.method,
+      query: rawQueryOf(req),
+      body: req.body,
+      headers: req.headers,
+    });
+    res.status(answer.status);
+    for (const [name, value] of Object.entries(answer.headers)) res.setHeader(name, value);
+    res.end(answer.body);
+  });
+  return router;
+}
+
+/** The query string exactly as sent, without `?`. */
+function rawQueryOf(req: Request): string {
+  const at = req.originalUrl.indexOf('?');
+  return at < 0 ? '' : req.originalUrl.slice(at + 1);
+}
