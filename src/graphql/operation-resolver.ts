@@ -14,12 +14,13 @@ const GRAPHQL_TYPES: Record<ArgumentKind, () => unknown> = {
   stringArray: () => [String],
   json: () => JSONScalar,
   jsonArray: () => [JSONScalar],
+  jsonValue: () => JSONScalar,
 };
 
 /**
  * One mutation per domain operation, named by its operationId (`lockTask(id: ID!)`), with the row its
  * path names as `id` and its body fields as arguments; it runs the same service method as the REST route.
- * An operation answering a page is a query with the list arguments (`listHistoryForTaskGroup(id, page ...)`).
+ * A `get` operation is a query; one answering a page takes the list arguments (`listHistoryForTaskGroup(id, page ...)`).
  */
 export function operationResolver(operations: readonly DomainOperation[], resources: readonly Resource[]): Function {
   @Resolver()
@@ -44,7 +45,8 @@ export function operationResolver(operations: readonly DomainOperation[], resour
     };
     const descriptor = Object.getOwnPropertyDescriptor(prototype, method)!;
     const answer = entityAnswerOf(operation) ?? (operation.answer as { graphql: () => Function }).graphql();
-    Mutation(() => answer, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
+    const field = operation.method === 'get' ? Query : Mutation;
+    field(() => answer, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
     let index = 0;
     if (takesId) Arg('id', () => ID)(prototype, method, index++);
     for (const argument of argumentsOf) {

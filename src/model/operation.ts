@@ -5,7 +5,8 @@ import type { JsonSchema } from './fields';
  * A domain operation beyond list/get/create/update/delete (`PUT /api/tasks/{id}/lock`): declared once,
  * served as a REST route, a GraphQL mutation (a query for `get`) named by its `operationId` and an
  * OpenAPI operation. Its behaviour is the service method services/operations.ts binds to the same
- * `operationId`. A `get` operation answers a page (`answer: { page }`) and takes the list arguments.
+ * `operationId`. A `get` operation is a GraphQL query and takes no body: it answers a page
+ * (`answer: { page }`, taking the list arguments) or a shape of its own.
  */
 export interface DomainOperation {
   /** OpenAPI operationId and GraphQL mutation (or query) name, e.g. `lockTask`. */
@@ -35,8 +36,8 @@ export interface DomainOperation {
   answer: { entity: EntityClass<object> } | { page: EntityClass<object> } | { schema: string; graphql: () => Function };
   /** Success status. */
   status: 200 | 201 | 202;
-  /** Error statuses beyond 401, 403 and 429 (which every operation may answer). */
-  errors: ('400' | '404' | '409' | '503')[];
+  /** Error statuses beyond 401, 403 and 429 (which every operation may answer); 502 and 504 for calls to other services. */
+  errors: ('400' | '404' | '409' | '502' | '503' | '504')[];
 }
 
 /** The path parameter naming the row the operation acts on, if its path has one. */
@@ -45,7 +46,8 @@ export function rowParamOf(operation: DomainOperation): string | undefined {
   return operation.path.includes(`{${name}}`) ? name : undefined;
 }
 
-export type ArgumentKind = 'id' | 'string' | 'stringArray' | 'json' | 'jsonArray';
+/** `stringArray` is an array of texts, `json` an object, `jsonArray` an array of objects, `jsonValue` any JSON value. */
+export type ArgumentKind = 'id' | 'string' | 'stringArray' | 'json' | 'jsonArray' | 'jsonValue';
 
 export interface OperationArgument {
   name: string;
@@ -74,6 +76,7 @@ export function argumentSchema(argument: OperationArgument): JsonSchema {
     stringArray: { type: 'array', items: { type: 'string' } },
     json: { type: 'object', additionalProperties: true },
     jsonArray: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    jsonValue: {},
   };
   return { ...base[argument.kind], ...(argument.required ? {} : { nullable: true }), ...(argument.description ? { description: argument.description } : {}) };
 }

@@ -1,5 +1,6 @@
 import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
 import { AnalyticsEmbedToken } from './analytics-embed-token';
+import { AgentServiceBridgeCall, AgentServiceBridgeList } from './agent-bridge-tools';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
 import type { DomainOperation } from './operation';
 import { TemplateApplication } from './template-application';
@@ -204,5 +205,34 @@ export const operations: DomainOperation[] = [
     answer: { schema: 'AnalyticsEmbedToken', graphql: () => AnalyticsEmbedToken },
     status: 200,
     errors: ['400', '503'],
+  },
+  {
+    operationId: 'listServiceBridges',
+    method: 'get',
+    path: 'agent-sessions/{id}/tools/list_service_bridges',
+    tag: 'agent-sessions',
+    summary: "Agent tool list_service_bridges: the agentCallable service bridges bound to the session's project; 403 for a session without a project",
+    body: [],
+    answer: { schema: 'AgentServiceBridgeList', graphql: () => AgentServiceBridgeList },
+    status: 200,
+    errors: ['400', '404'],
+  },
+  {
+    operationId: 'callServiceBridge',
+    method: 'post',
+    path: 'agent-sessions/{id}/tools/call_service_bridge',
+    tag: 'agent-sessions',
+    summary:
+      "Agent tool call_service_bridge: call an endpoint of one of the session's callable bridges (403 for any other) through the egress guard, " +
+      "its secrets filled in server-side; answers the upstream's status and body (cut at 256 KB)",
+    body: [
+      { name: 'bridge', kind: 'string', required: true, description: 'The bridge: its id or slug' },
+      { name: 'endpoint_name', kind: 'string', required: true, description: 'The endpoint, by name' },
+      { name: 'query', kind: 'json', description: 'Query parameters: names to values (an array repeats the name)' },
+      { name: 'body', kind: 'jsonValue', description: 'The JSON body (not sent with GET or HEAD); its presence makes POST the default method' },
+    ],
+    answer: { schema: 'AgentServiceBridgeCall', graphql: () => AgentServiceBridgeCall },
+    status: 200,
+    errors: ['400', '404', '502', '504'],
   },
 ];

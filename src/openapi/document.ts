@@ -166,7 +166,7 @@ function operationPath(operation: DomainOperation, resources: readonly Resource[
   const param = rowParamOf(operation);
   const pathParams = [param, ...(operation.pathParams ?? [])].filter((name): name is string => name !== undefined);
   const parameters = [...pathParams.map((name) => ({ ...idParameter, name })), ...(paged ? listParameters(paged) : [])];
-  const takesBody = !paged && (operation.body.length || !operation.bodyOptional);
+  const takesBody = operation.method !== 'get' && (operation.body.length || !operation.bodyOptional);
   return {
     tags: [operation.tag],
     operationId: operation.operationId,

@@ -43,5 +43,7 @@ function kindProblem(kind: DomainOperation['body'][number]['kind'], value: unkno
       return isPlainObject(value) ? undefined : 'must be a JSON object';
     case 'jsonArray':
       return Array.isArray(value) ? undefined : 'must be an array';
+    case 'jsonValue':
+      return undefined;
   }
 }

@@ -11,6 +11,7 @@ import { failActivityStep } from './activity-runner';
 import { fireTrigger } from './trigger-firing';
 import { applyProjectTemplate } from './project-templates';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
+import { callServiceBridge, listServiceBridges } from './agent-bridge-tools';
 
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
 type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>, params: Record<string, string>) => Promise<object>;
@@ -31,6 +32,8 @@ const HANDLERS: Record<string, OperationHandler> = {
   failActivityStep: (ctx, id, input, params) => failActivityStep(ctx, id!, params.stepId, input),
   applyProjectTemplate: (ctx, id, input) => applyProjectTemplate(ctx, id!, input),
   mintAnalyticsEmbedToken: (ctx, _id, input) => mintAnalyticsEmbedToken(ctx, input),
+  listServiceBridges: (ctx, id) => listServiceBridges(ctx, id!),
+  callServiceBridge: (ctx, id, input) => callServiceBridge(ctx, id!, input),
 };
 
 /**
