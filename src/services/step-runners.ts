@@ -3,6 +3,7 @@ import { Task } from '../entities';
 import type { RequestContext } from './context';
 import { evaluateExpression } from './expressions';
 import { isPlainObject } from './input';
+import { callBridgeForResult, findBridge } from './service-bridges';
 
 /** One step to run: inside the transaction that records its outcome, acting as the system for its activity. */
 export interface StepRun {
@@ -85,7 +86,18 @@ async function scriptStep({ activity, project, options, outputs }: StepRun): Pro
   return result === undefined ? null : JSON.parse(JSON.stringify(result));
 }
 
-/** Service-bridge calls need the bridge proxy and its egress guard, which this server does not have yet. */
-async function bridgeCallStep(): Promise<unknown> {
-  throw new StepFailure('BRIDGE_CALL steps cannot run: this server has no service-bridge proxy yet');
+/**
+ * Calls endpoint `options.endpointName` of bridge `options.bridge` (an id or slug in the activity's
+ * organization) as the proxy calls it, with `options.query` and `options.body` when present; the
+ * output is `{status, ok, body}` (and `truncated: true` when the body was cut at 256 KB). An egress
+ * refusal or any other refused call (an ApiError) fails the step with its message.
+ */
+async function bridgeCallStep({ tx, project, options }: StepRun): Promise<unknown> {
+  const ref = String(options.bridge);
+  if (options.query !== undefined && !isPlainObject(options.query)) throw new StepFailure('options.query must be an object');
+  const bridge = await findBridge(tx, project.organizationId, ref);
+  if (!bridge) throw new StepFailure(`no service bridge ${ref} in the activity's organization`);
+  const { status, ok, body, truncated } = await callBridgeForResult(tx, bridge, { endpointName: String(options.endpointName), query: options.query, body: options.body });
+  // A body longer than 256 KB is cut, and says so.
+  return truncated ? { status, ok, body, truncated } : { status, ok, body };
 }
