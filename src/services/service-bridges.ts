@@ -85,7 +85,7 @@ export async function findBridge(ctx: RequestContext, organizationId: string, re
 }
 
 /** Largest upstream body kept in a result (an agent's answer, a step's output); the rest is cut. */
-export const BRIDGE_RESULT_BODY_LIMIT = 256 * 1024;
+const BRIDGE_RESULT_BODY_LIMIT = 256 * 1024;
 
 /**
  * A call the server makes on a tenant's behalf (an agent tool, a BRIDGE_CALL step): a query object,
