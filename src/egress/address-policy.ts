@@ -47,7 +47,9 @@ export interface RefusedAddress {
 
 /** Why `address` (an IP address in any standard notation) may not be reached; undefined when it may. */
 export function refusedAddress(address: string): RefusedAddress | undefined {
-  const parsed = ipaddr.process(bareHost(address));
+  const bare = bareHost(address);
+  if (!ipaddr.isValid(bare)) return { address: bare, kind: 'not an IP address' };
+  const parsed = ipaddr.process(bare);
   const canonical = parsed.toString();
   if (METADATA_ADDRESSES.has(canonical)) return { address: canonical, kind: 'a cloud metadata address' };
   const range = parsed.range();
@@ -57,5 +59,6 @@ export function refusedAddress(address: string): RefusedAddress | undefined {
 
 /** Cloud metadata addresses are refused even for an allowlisted host name. */
 export function isMetadataAddress(address: string): boolean {
-  return METADATA_ADDRESSES.has(ipaddr.process(bareHost(address)).toString());
+  const bare = bareHost(address);
+  return ipaddr.isValid(bare) && METADATA_ADDRESSES.has(ipaddr.process(bare).toString());
 }

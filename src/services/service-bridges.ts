@@ -33,8 +33,19 @@ export interface BridgeAnswer {
   body: Buffer;
 }
 
-/** Caller headers never sent upstream: its credentials, and those this server sets itself. */
-const NOT_FORWARDED = new Set(['x-api-key', 'x-access-token', 'authorization', 'cookie', 'host', 'content-length', 'content-type', 'accept-encoding', 'expect']);
+/** Caller headers never sent upstream: its credentials, and those this server sets itself (the body is sent anew, as plain JSON). */
+const NOT_FORWARDED = new Set([
+  'x-api-key',
+  'x-access-token',
+  'authorization',
+  'cookie',
+  'host',
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'accept-encoding',
+  'expect',
+]);
 /** Upstream headers never answered: cookies for this server's origin, and the length (the answer's own). */
 const NOT_RETURNED = new Set(['set-cookie', 'content-length']);
 
