@@ -337,19 +337,26 @@ app.put('/api/tasks/:id', async (req, res) => {
   }
 });
 
+/** The checked fields of a task create. */
+function taskBody(body: unknown): { projectId: string; title: string; priority: number } {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Bad Request', 'request body must be a JSON object');
+  const fields = body as Row;
+  const projectId = uuidParam(fields.projectId, 'projectId');
+  const title = fields.title ?? '';
+  const priority = fields.priority ?? 0;
+  if (typeof title !== 'string' || title.length > 1000) throw new HttpError(400, 'Bad Request', 'title must be a string of at most 1000 characters');
+  if (!Number.isInteger(priority) || Math.abs(priority as number) > INT32_MAX) throw new HttpError(400, 'Bad Request', 'priority must be a 32-bit integer');
+  return { projectId, title, priority: priority as number };
+}
+
 /**
  * POST: one statement, a transaction in itself: the insert guarded by the project being live and the
  * caller's, with the task's CREATED activity, its task_created event and, when the project has an
  * enabled task_created trigger, the job that evaluates it, returning the new row.
  */
 app.post('/api/tasks', async (req, res) => {
-  const body = req.body as Row;
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new HttpError(400, 'Bad Request', 'request body must be a JSON object');
-  const projectId = uuidParam(body.projectId, 'projectId');
-  const title = body.title ?? '';
-  const priority = body.priority ?? 0;
-  if (typeof title !== 'string' || title.length > 1000) throw new HttpError(400, 'Bad Request', 'title must be a string of at most 1000 characters');
-  if (!Number.isInteger(priority) || Math.abs(priority as number) > INT32_MAX) throw new HttpError(400, 'Bad Request', 'priority must be a 32-bit integer');
+  if (req.get('x-bench-baseline') === 'transaction') return postInTransaction(req, res);
+  const { projectId, title, priority } = taskBody(req.body);
   const now = new Date();
   const [row] = await sql(
     pool,
@@ -376,6 +383,58 @@ app.post('/api/tasks', async (req, res) => {
   if (!row) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
   res.status(201).location(`/api/tasks/${row['t.id'] as string}`).json(taskJson(row));
 });
+
+/**
+ * POST as a hand-written transactional handler writes it: the project checked (live, the caller's),
+ * the task, its CREATED activity, its task_created event with the job that evaluates the project's
+ * triggers when it has an enabled one, in one transaction of separate statements.
+ */
+async function postInTransaction(req: Request, res: Response): Promise<void> {
+  const { projectId, title, priority } = taskBody(req.body);
+  const now = new Date();
+  const client = await pool.connect();
+  try {
+    await sql(client, 'begin', 'begin', []);
+    const [project] = await sql(
+      client,
+      'task-project',
+      `select p.id from project p join organization o on o.id = p.organization_id where p.id = $2 and not p.deleted and o.archived is not true and ${VISIBLE}`,
+      [callerOf(res), projectId],
+    );
+    if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
+    const [row] = await sql(
+      client,
+      'task-insert-alone',
+      `insert into task as t (id, uuid, created_on, updated_on, change_sequence, deleted, title, description, project_id, priority, locked, properties, document_family_ids)
+       values (gen_random_uuid(), gen_random_uuid(), $1, $1, 0, false, $2, '', $3, $4, false, '{}', '[]') returning ${select('t', TASK)}`,
+      [now, title, projectId, priority],
+    );
+    await sql(
+      client,
+      'task-activity-insert',
+      `insert into task_activity (id, uuid, created_on, updated_on, change_sequence, task_id, type, text, actor_id, actor_type, details)
+       values (gen_random_uuid(), gen_random_uuid(), $1, $1, 0, $2, 'CREATED', 'Task created', $3, 'API_KEY', '{}')`,
+      [now, row['t.id'], callerOf(res)],
+    );
+    await sql(
+      client,
+      'task-event-insert',
+      `with event as (
+         insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, event_type, event_detail, notified, date_time)
+         values (gen_random_uuid(), gen_random_uuid(), $1, $1, 0, $2, 'task_created', jsonb_build_object('taskId', $3::uuid), false, $1) returning id)
+       select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', e.id), max_attempts => 10) from event e
+        where exists (select 1 from "trigger" tr where tr.project_id = $2 and tr.event_kind = 'task_created' and tr.enabled)`,
+      [now, projectId, row['t.id']],
+    );
+    await sql(client, 'commit', 'commit', []);
+    res.status(201).location(`/api/tasks/${row['t.id'] as string}`).json(taskJson(row));
+  } catch (error) {
+    await sql(client, 'rollback', 'rollback', []).catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
 
 app.use((_req: Request, _res: Response, next: NextFunction) => next(new HttpError(404, 'Not Found', 'no such route in the baseline')));
 app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {

@@ -7,7 +7,7 @@ export const NESTED_QUERY =
   'tasks(pageSize: 10) { totalElements content { id title priority createdOn } } } } } } }';
 
 /** The cases, in the order they run. */
-export const CASE_IDS = ['get-by-id', 'page-100', 'filtered-sorted', 'graphql-nested', 'put', 'post'];
+export const CASE_IDS = ['get-by-id', 'page-100', 'filtered-sorted', 'graphql-nested', 'put', 'post', 'post-transaction'];
 
 export interface BenchCase {
   /** Short name, matched by BENCH_ONLY. */
@@ -21,6 +21,12 @@ export interface BenchCase {
 }
 
 const json = (body: unknown) => JSON.stringify(body);
+
+/** A task in each project in turn, each with its own title. */
+const posts = (seed: SeedResult): PlannedRequest[] =>
+  seed.projectIds.map((projectId) => ({ method: 'POST', path: '/api/tasks', body: `{"projectId": "${projectId}", "title": "Bench task __N__", "priority": 3}` }));
+
+const POST_VOLATILE = ['id', 'uuid', 'createdOn', 'updatedOn', 'title'];
 
 export function benchCases(seed: SeedResult): BenchCase[] {
   const filter = (slug: string) => encodeURIComponent(`organization.slug=='${slug}'`);
@@ -58,9 +64,15 @@ export function benchCases(seed: SeedResult): BenchCase[] {
     },
     {
       id: 'post',
-      request: 'POST /api/tasks {projectId, title, priority}',
-      requests: seed.projectIds.map((projectId) => ({ method: 'POST', path: '/api/tasks', body: `{"projectId": "${projectId}", "title": "Bench task __N__", "priority": 3}` })),
-      volatile: ['id', 'uuid', 'createdOn', 'updatedOn', 'title'],
+      request: 'POST /api/tasks {projectId, title, priority}: baseline one statement',
+      requests: posts(seed),
+      volatile: POST_VOLATILE,
+    },
+    {
+      id: 'post-transaction',
+      request: 'POST /api/tasks {projectId, title, priority}: baseline one transaction of the same statements',
+      requests: posts(seed).map((request) => ({ ...request, headers: { 'x-bench-baseline': 'transaction' } })),
+      volatile: POST_VOLATILE,
     },
   ];
 }

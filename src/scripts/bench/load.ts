@@ -11,6 +11,8 @@ export interface PlannedRequest {
   method: string;
   path: string;
   body?: string;
+  /** Sent beside the job's headers (the baseline reads `x-bench-baseline`; the server ignores it). */
+  headers?: Record<string, string>;
 }
 
 export interface LoadJob {
@@ -56,7 +58,7 @@ async function phase(job: LoadJob, seconds: number, counter: { n: number }): Pro
         try {
           const response = await fetch(`${job.base}${planned.path}`, {
             method: planned.method,
-            headers: job.headers,
+            headers: planned.headers ? { ...job.headers, ...planned.headers } : job.headers,
             body: planned.body?.replaceAll('__N__', String(job.counterStart + n)),
             signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
           });
