@@ -4,9 +4,19 @@ import { Attr } from '../model/fields';
 import { BaseEntity } from './base';
 import { Project } from './project';
 
+/** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
+export type EventType =
+  | 'task_created'
+  | 'task_status_changed'
+  | 'task_locked'
+  | 'task_unlocked'
+  | 'activity_completed'
+  | 'document_locked'
+  | 'knowledge_set_updated';
+
 /**
  * Something that happened in a project (spec "PlatformEvent"): what triggers listen to. Integrations may
- * create their own; the server-side recording of domain events is not part of this collection.
+ * create their own; the server records domain events itself (services/platform-events.ts).
  */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'platform_event' })

@@ -1,8 +1,8 @@
 import { Entity, Unique } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
-import type { EventType } from '../services/platform-events';
 import { BaseEntity } from './base';
+import type { EventType } from './platform-event';
 import { Project } from './project';
 
 /** The event kinds a trigger listens to: platform events of its project, and `manual` (started by hand). */

@@ -1,17 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { PlatformEvent } from '../entities/platform-event';
+import { PlatformEvent, type EventType } from '../entities/platform-event';
 import type { RequestContext } from './context';
 import { triggerEvaluationJob } from './trigger-firing';
-
-/** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
-export type EventType =
-  | 'task_created'
-  | 'task_status_changed'
-  | 'task_locked'
-  | 'task_unlocked'
-  | 'activity_completed'
-  | 'document_locked'
-  | 'knowledge_set_updated';
 
 /**
  * Records a domain event in the transaction of the change that causes it, with the evaluation of the
