@@ -108,3 +108,32 @@ describe('a BRIDGE_CALL step', () => {
     expect(missing.errorDetails.message).toBe(`service bridge ${own.slug} has no endpoint "f" (its endpoints: e)`);
   });
 });
+
+describe('a BRIDGE_CALL step waiting on its upstream', () => {
+  it('holds no lock on its activity: the orchestrator callback answers at once, and the late answer is not recorded', async () => {
+    const bridge = await created('/api/service-bridges', {
+      organizationId: org.id,
+      name: unique('SlowBridge'),
+      baseUrl: upstream.origin(),
+      endpoints: [{ name: 'slow', path: '/slow' }],
+    });
+    const plan = await created('/api/activity-plans', { name: unique('Plan'), organizationId: org.id, steps: [{ ref: 'wait', stepType: 'BRIDGE_CALL', options: { bridge: bridge.slug, endpointName: 'slow' } }] });
+    const trigger = await created('/api/triggers', { name: unique('Trigger'), projectId: project.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${plan.slug}` });
+    const fired = await server.request('POST', `/api/triggers/${trigger.id}/fire`);
+    const id = fired.body.id;
+    for (let i = 0; (await server.request('GET', `/api/activities/${id}`)).body.status !== 'RUNNING'; i++) {
+      if (i > 200) throw new Error('the activity did not start');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const stepId = (await server.request('GET', `/api/activities/${id}`)).body.steps[0].id;
+    const started = Date.now();
+    const callback = await server.request('POST', `/api/orchestrator/activities/${id}/steps/${stepId}/error`, { body: { reason: 'given up' } });
+    expect(callback.status, callback.text).toBe(202);
+    // The upstream answers after 5 s; a lock held across the call would have made the callback wait for it.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await new Promise((resolve) => setTimeout(resolve, 5_500));
+    const after = (await server.request('GET', `/api/activities/${id}`)).body;
+    expect(after).toMatchObject({ status: 'FAILED', errorDetails: { reason: 'given up' } });
+    expect(after.steps[0]).toMatchObject({ status: 'FAILED', error: { reason: 'given up' } });
+  }, 20_000);
+});

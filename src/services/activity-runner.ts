@@ -5,7 +5,7 @@ import { isUuid } from '../model/uuid';
 import type { RequestContext } from './context';
 import { ExpressionEvaluationError, ExpressionSyntaxError } from './expressions';
 import { recordEvent } from './platform-events';
-import { STEP_RUNNERS, StepFailure } from './step-runners';
+import { OUTSIDE_TRANSACTION, STEP_RUNNERS, StepFailure } from './step-runners';
 import type { ActivityRun } from './trigger-firing';
 
 type ActivityStep = Record<string, unknown> & { id: string; ref: string; stepType: string; status: string };
@@ -57,6 +57,7 @@ async function runStep(
 ): Promise<'done' | 'stopped'> {
   let outcome: 'done' | 'stopped' = 'done';
   try {
+    const called = await callOutside(ctx, activityId, index, options, project, outputs);
     await ctx.services.forEntity(Activity)!.modify(ctx, activityId, async (tx, row) => {
       const steps = row.steps.map((s) => ({ ...s })) as ActivityStep[];
       const step = steps[index];
@@ -71,7 +72,7 @@ async function runStep(
       const runner = STEP_RUNNERS[step.stepType];
       if (!runner) throw new StepFailure(`step type ${step.stepType} has no runner configured`);
       if (!options) throw new StepFailure(`step ${step.ref} is no longer in the activity plan`);
-      const output = await runner({ tx, activity: row, project, options, outputs });
+      const output = called ? called.output : await runner({ tx, activity: row, project, options, outputs });
       outputs[step.ref] = output;
       steps[index] = { ...step, status: 'COMPLETED', ...(output === undefined ? {} : { output }) };
       return { steps };
@@ -82,6 +83,24 @@ async function runStep(
     return 'stopped';
   }
   return outcome;
+}
+
+/**
+ * Runs step `index` first, outside any transaction, when it calls another service and is still to run;
+ * its outcome is then recorded as any step's. Undefined for the other steps.
+ */
+async function callOutside(
+  ctx: RequestContext,
+  activityId: string,
+  index: number,
+  options: Record<string, unknown> | undefined,
+  project: Project,
+  outputs: Record<string, unknown>,
+): Promise<{ output: unknown } | undefined> {
+  const activity = await ctx.em.fork().findOne(Activity, { id: activityId });
+  const step = activity?.steps[index] as ActivityStep | undefined;
+  if (!activity || !step || !options || activity.status !== 'RUNNING' || step.status === 'COMPLETED' || !OUTSIDE_TRANSACTION.has(step.stepType)) return undefined;
+  return { output: await STEP_RUNNERS[step.stepType]({ tx: ctx, activity, project, options, outputs }) };
 }
 
 /** Failures that belong to the step (its own refusal, a refused write, an expression's error), not to the job (retried). */

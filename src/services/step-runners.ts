@@ -5,7 +5,10 @@ import { evaluateExpression } from './expressions';
 import { isPlainObject } from './input';
 import { callBridgeForResult, findBridge } from './service-bridges';
 
-/** One step to run: inside the transaction that records its outcome, acting as the system for its activity. */
+/**
+ * One step to run, acting as the system for its activity: inside the transaction that records its
+ * outcome, or, for a step that calls out (`OUTSIDE_TRANSACTION`), before it.
+ */
 export interface StepRun {
   tx: RequestContext;
   activity: Activity;
@@ -28,6 +31,14 @@ export const STEP_RUNNERS: Readonly<Record<string, StepRunner>> = {
   SCRIPT: scriptStep,
   BRIDGE_CALL: bridgeCallStep,
 };
+
+/**
+ * Steps that wait on another service (up to its 30 s timeout): they run before the transaction that
+ * records their outcome, so no row stays locked and no connection held meanwhile. A crash between the
+ * call and its record calls again when the activity resumes (at least once), where a step that writes
+ * here runs exactly once.
+ */
+export const OUTSIDE_TRANSACTION: ReadonlySet<string> = new Set(['BRIDGE_CALL']);
 
 /**
  * A task in the activity's project from `options.taskData`, with its placeholders resolved in `title`,
