@@ -32,7 +32,7 @@ export async function runActivity(ctx: RequestContext, { activityId, depth }: Ac
   const outputs: Record<string, unknown> = {};
   for (let index = 0; index < activity.steps.length; index++) {
     const step = activity.steps[index] as ActivityStep;
-    const outcome = await runStep(ctx, activityId, index, planStepOptions(plan, step, index), project, outputs);
+    const outcome = await runStep(ctx, { activityId, index, options: planStepOptions(plan, step, index), project, outputs });
     if (outcome === 'stopped') return;
   }
   await activities.modify(ctx, activityId, async (tx, row) => {
@@ -43,21 +43,26 @@ export async function runActivity(ctx: RequestContext, { activityId, depth }: Ac
   });
 }
 
+/** One step of a running activity, with what running it needs. */
+interface StepPlace {
+  activityId: string;
+  index: number;
+  /** The plan step's options (undefined: the step is no longer in the plan). */
+  options: Record<string, unknown> | undefined;
+  project: Project;
+  /** The outputs of the steps before it, by ref; the step adds its own. */
+  outputs: Record<string, unknown>;
+}
+
 /**
  * Runs step `index` unless it has completed or the activity is no longer running (failed by the
  * orchestrator's callback, cancelled): its effects and its outcome are written together.
  */
-async function runStep(
-  ctx: RequestContext,
-  activityId: string,
-  index: number,
-  options: Record<string, unknown> | undefined,
-  project: Project,
-  outputs: Record<string, unknown>,
-): Promise<'done' | 'stopped'> {
+async function runStep(ctx: RequestContext, place: StepPlace): Promise<'done' | 'stopped'> {
+  const { activityId, index, options, project, outputs } = place;
   let outcome: 'done' | 'stopped' = 'done';
   try {
-    const called = await callOutside(ctx, activityId, index, options, project, outputs);
+    const called = await callOutside(ctx, place);
     await ctx.services.forEntity(Activity)!.modify(ctx, activityId, async (tx, row) => {
       const steps = row.steps.map((s) => ({ ...s })) as ActivityStep[];
       const step = steps[index];
@@ -89,14 +94,7 @@ async function runStep(
  * Runs step `index` first, outside any transaction, when it calls another service and is still to run;
  * its outcome is then recorded as any step's. Undefined for the other steps.
  */
-async function callOutside(
-  ctx: RequestContext,
-  activityId: string,
-  index: number,
-  options: Record<string, unknown> | undefined,
-  project: Project,
-  outputs: Record<string, unknown>,
-): Promise<{ output: unknown } | undefined> {
+async function callOutside(ctx: RequestContext, { activityId, index, options, project, outputs }: StepPlace): Promise<{ output: unknown } | undefined> {
   const activity = await ctx.em.fork().findOne(Activity, { id: activityId });
   const step = activity?.steps[index] as ActivityStep | undefined;
   if (!activity || !step || !options || activity.status !== 'RUNNING' || step.status === 'COMPLETED' || !OUTSIDE_TRANSACTION.has(step.stepType)) return undefined;
