@@ -218,12 +218,15 @@ describe('schemas', () => {
 describe('paths', () => {
   it('lists responses 200, 400, 401, 403, 404 and 409 for PUT /api/team-members/{id}', () => {
     const put = doc.paths['/api/team-members/{id}'].put;
-    // The specification's six answers, and 429: every operation can be rate limited.
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '429']);
+    // The specification's six answers, 412 (an If-Match naming a stale version) and 429: every operation can be rate limited.
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '429']);
     expect(JSON.stringify(put.responses['200'])).toContain('#/components/schemas/TeamMember"');
     expect(put.requestBody.required).toBe(true);
     expect(put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TeamMemberUpdateRequest' });
-    expect(put.parameters).toEqual([expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) })]);
+    expect(put.parameters).toEqual([
+      expect.objectContaining({ name: 'id', in: 'path', required: true, schema: expect.objectContaining({ type: 'string', format: 'uuid' }) }),
+      expect.objectContaining({ name: 'If-Match', in: 'header' }),
+    ]);
   });
 
   it('has list, get and sequence for every resource, and create, update and delete where it has them', () => {
@@ -241,7 +244,7 @@ describe('paths', () => {
       }
       if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
-      expect(params, resource.path).toEqual([...(resource.parent ? [resource.parent.param] : []), 'filter', 'page', 'pageSize', 'query', 'sort'].sort());
+      expect(params, resource.path).toEqual([...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'page', 'pageSize', 'query', 'sort'].sort());
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
       const oneBased = resource.paging === 'one-based';
       expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
+  | 'PRECONDITION_FAILED'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'BAD_GATEWAY'
@@ -108,6 +109,18 @@ export class ConflictError extends ApiError {
 export class StaleChangeSequenceError extends ConflictError {
   constructor(currentChangeSequence: number, sent: number) {
     super(`changeSequence ${sent} is stale; the current changeSequence is ${currentChangeSequence}`, undefined, {
+      currentChangeSequence,
+    });
+  }
+}
+
+/** An `If-Match` that names no current version of the row (412), with the version it is at. */
+export class PreconditionFailedError extends ApiError {
+  readonly status = 412;
+  readonly code = 'PRECONDITION_FAILED';
+
+  constructor(currentChangeSequence: number, currentTag: string) {
+    super(`If-Match names no current version of this row: it is at changeSequence ${currentChangeSequence} (ETag ${currentTag})`, undefined, {
       currentChangeSequence,
     });
   }

@@ -19,6 +19,7 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '403': ['Forbidden', 'No permission'],
   '404': ['NotFound', 'No resource with that id'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
+  '412': ['PreconditionFailed', 'If-Match names no current version of the row (the body carries currentChangeSequence)'],
   '429': ['TooManyRequests', 'Rate limited'],
   '502': ['BadGateway', 'The upstream service could not be reached or answered unusably'],
   '503': ['ServiceUnavailable', 'The operation is not available on this server'],
@@ -43,6 +44,12 @@ function ok(description: string, schema?: JsonSchema, headers: Record<string, un
 }
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+
+/** HTTP validators (README "HTTP validators"): a row's strong ETag, a page's weak one, and the conditional headers. */
+const ETAG_HEADER = { ETag: { schema: { type: 'string' }, description: 'A row: strong, "<id>.<changeSequence>". A page: weak, over its rows\' ids and versions' } };
+const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'An ETag of the answer held: 304 with no body while it is current' };
+const IF_MATCH = { name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The ETag of the version written over: 412 when the row is no longer at it' };
+const NOT_MODIFIED = { '304': { description: 'Not modified: the ETag sent in If-None-Match is current' } };
 
 function listParameters(resource: Resource): JsonSchema[] {
   const oneBased = resource.paging === 'one-based';
@@ -106,8 +113,8 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         tags,
         operationId: `list${plural}`,
         summary: `List ${path}`,
-        parameters: [...parent, ...listParameters(resource)],
-        responses: { '200': ok('A page', ref(`${name}Page`)), ...errors('400') },
+        parameters: [...parent, ...listParameters(resource), IF_NONE_MATCH],
+        responses: { '200': ok('A page', ref(`${name}Page`), ETAG_HEADER), ...NOT_MODIFIED, ...errors('400') },
       },
       post: {
         tags,
@@ -125,22 +132,22 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
       get: {
         tags,
         operationId: `get${name}`,
-        parameters: item,
-        responses: { '200': ok('The resource', ref(name)), ...errors('400', '404') },
+        parameters: [...item, IF_NONE_MATCH],
+        responses: { '200': ok('The resource', ref(name), ETAG_HEADER), ...NOT_MODIFIED, ...errors('400', '404') },
       },
       put: {
         tags,
         operationId: `update${name}`,
-        parameters: item,
+        parameters: [...item, IF_MATCH],
         requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
-        responses: { '200': ok('Updated', ref(name)), ...errors('400', '404', '409') },
+        responses: { '200': ok('Updated', ref(name), ETAG_HEADER), ...errors('400', '404', '409', '412') },
       },
       delete: {
         tags,
         operationId: `delete${name}`,
-        parameters: item,
+        parameters: [...item, IF_MATCH],
         description: resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently',
-        responses: { '204': ok('Deleted'), ...errors('400', '404', '409') },
+        responses: { '204': ok('Deleted'), ...errors('400', '404', '409', '412') },
       },
     },
     [`/api/${path}/{id}/sequence`]: {
@@ -346,6 +353,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         Forbidden: errorResponse('Authenticated without permission'),
         NotFound: errorResponse('No resource with the given id'),
         Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
+        PreconditionFailed: errorResponse('If-Match names no current version of the row; currentChangeSequence says where it is', 'ConflictError'),
         BadGateway: errorResponse('The upstream service could not be reached, redirected too often or answered more than 10 MB'),
         GatewayTimeout: errorResponse('The upstream service did not answer in time'),
         TooManyRequests: {

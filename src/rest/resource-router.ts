@@ -7,6 +7,7 @@ import type { ListParams } from '../services/resource-service';
 import { BODY_LIMIT, jsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
+import { ifMatchOf, pageNotModified, rowNotModified, tagRow } from './validators';
 
 /** The request's context, attached by authentication (routes below `requireCaller` always have one). */
 export function contextOf(req: Request): RequestContext {
@@ -56,6 +57,7 @@ export function resourceRouter(resource: Resource): Router {
   router.get('/', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
     const result = await service(req).list(ctx, listParams(req, resource));
+    if (pageNotModified(req, res, result.items, result.totalElements)) return;
     res.json(pageBody(result, await presentAll(ctx, resource, result.items)));
   });
 
@@ -69,7 +71,9 @@ export function resourceRouter(resource: Resource): Router {
 
   router.get('/:id', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    res.json(await present(ctx, resource, await service(req).get(ctx, String(req.params.id), parentIdOf(req, resource))));
+    const row = await service(req).get(ctx, String(req.params.id), parentIdOf(req, resource));
+    if (rowNotModified(req, res, row)) return;
+    res.json(await present(ctx, resource, row));
   });
 
   router.get('/:id/sequence', async (req: Request, res: Response) => {
@@ -79,12 +83,14 @@ export function resourceRouter(resource: Resource): Router {
   if (!update) router.put('/:id', refuse(itemMethods));
   else router.put('/:id', body, async (req: Request, res: Response) => {
     const ctx = contextOf(req);
-    res.json(await present(ctx, resource, await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource))));
+    const row = await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource), ifMatchOf(req));
+    tagRow(res, row);
+    res.json(await present(ctx, resource, row));
   });
 
   if (!remove) router.delete('/:id', refuse(itemMethods));
   else router.delete('/:id', async (req: Request, res: Response) => {
-    await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource));
+    await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource), ifMatchOf(req));
     res.status(204).end();
   });
 

@@ -11,7 +11,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
 import { insertRow, storedRow, updateRow, type FollowingStatement } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
+import { entityTag, sequenceOfTag } from '../model/entity-tag';
 import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
 import { privacyFields, type WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
@@ -273,11 +274,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return values as T;
   }
 
-  async update(ctx: RequestContext, id: string, body: unknown, parentId?: string): Promise<T> {
+  async update(ctx: RequestContext, id: string, body: unknown, parentId?: string, ifMatch?: IfMatch): Promise<T> {
     const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
+    assertAgreeing(id, changeSequence, ifMatch);
     return ctx.transaction(async (tx) => {
       // The row as stored, to compare, hand to the rules and answer; the UPDATE below is the only write.
       const entity = await this.underParent(tx, id, parentId, async () => storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T);
+      assertMatching(entity, ifMatch);
       if (changeSequence !== undefined && changeSequence !== entity.changeSequence) {
         throw new StaleChangeSequenceError(entity.changeSequence, changeSequence);
       }
@@ -327,9 +330,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return this.insert(ctx, { ...values }, then);
   }
 
-  async delete(ctx: RequestContext, id: string, parentId?: string): Promise<void> {
+  async delete(ctx: RequestContext, id: string, parentId?: string, ifMatch?: IfMatch): Promise<void> {
     await ctx.transaction(async (tx) => {
       const entity = (await this.underParent(tx, id, parentId, async () => tx.em.map(this.entity, (await this.lockForWrite(tx, id, 'delete')) as never) as T)) as Row;
+      assertMatching(entity as unknown as T, ifMatch);
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const before = { ...entity } as unknown as T;
       const mode = this.resource.delete;
@@ -705,6 +709,25 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private refreshSearchText(values: Record<string, unknown>, current?: Row): void {
     if (!this.resource.fields.some((f) => f.name === 'searchText')) return;
     values.searchText = searchTextOf(this.resource.fields, { ...current, ...values });
+  }
+}
+
+/** What an `If-Match` header asks of the row a write changes: `*` (any version) or one of these tags. */
+export type IfMatch = '*' | string[];
+
+/** A write whose `If-Match` names no current version of the row is 412, before anything is compared or written. */
+function assertMatching(row: { id: string; changeSequence: number }, ifMatch: IfMatch | undefined): void {
+  if (ifMatch === undefined || ifMatch === '*') return;
+  const current = entityTag(row.id, row.changeSequence);
+  if (!ifMatch.includes(current)) throw new PreconditionFailedError(row.changeSequence, current);
+}
+
+/** A body's `changeSequence` and an `If-Match` naming this row must name the same version (400 otherwise). */
+function assertAgreeing(id: string, changeSequence: number | undefined, ifMatch: IfMatch | undefined): void {
+  if (changeSequence === undefined || ifMatch === undefined || ifMatch === '*') return;
+  const named = ifMatch.map((tag) => sequenceOfTag(tag, id)).filter((n): n is number => n !== undefined);
+  if (named.length > 0 && !named.includes(changeSequence)) {
+    throw BadRequestError.forField('changeSequence', `is ${changeSequence}, but If-Match names changeSequence ${named.join(', ')}: send one version`);
   }
 }
 

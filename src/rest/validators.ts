@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { entityTag, listedTags } from '../model/entity-tag';
+import type { IfMatch } from '../services/resource-service';
+
+type Versioned = { id: string; changeSequence: number };
+
+/**
+ * Marks an answer with its ETag and, when the request's `If-None-Match` names that tag (compared
+ * weakly, RFC 9110 §13.1.2, whatever its Cache-Control says: this is the origin), answers 304 with no
+ * body. True when it did: the caller has nothing left to send.
+ */
+function answeredNotModified(req: Request, res: Response, tag: string): boolean {
+  res.set('ETag', tag);
+  const header = req.get('if-none-match');
+  if (header === undefined) return false;
+  const listed = listedTags(header);
+  const opaque = (t: string) => t.replace(/^W\//, '');
+  if (listed !== '*' && !listed.some((t) => opaque(t) === opaque(tag))) return false;
+  res.status(304).end();
+  return true;
+}
+
+/** A row's strong ETag on its answer; true when the answer was 304 (`If-None-Match` names it). */
+export function rowNotModified(req: Request, res: Response, row: Versioned): boolean {
+  return answeredNotModified(req, res, entityTag(row.id, row.changeSequence));
+}
+
+/** A page's weak ETag over its rows' ids and versions and its total; true when the answer was 304. */
+export function pageNotModified(req: Request, res: Response, rows: readonly Versioned[], total: number): boolean {
+  const hash = createHash('sha1');
+  for (const row of rows) hash.update(`${row.id}.${row.changeSequence};`);
+  return answeredNotModified(req, res, `W/"${hash.update(`total=${total}`).digest('base64url')}"`);
+}
+
+/** A written row's strong ETag on its answer (the tag a next `If-Match` names). */
+export function tagRow(res: Response, row: Versioned): void {
+  res.set('ETag', entityTag(row.id, row.changeSequence));
+}
+
+/** The write's `If-Match` precondition, if the request has one. */
+export function ifMatchOf(req: Request): IfMatch | undefined {
+  const header = req.get('if-match');
+  return header === undefined ? undefined : listedTags(header);
+}
