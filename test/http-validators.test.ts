@@ -59,6 +59,18 @@ describe('GET of a page', () => {
   });
 });
 
+describe('GET of a page a domain operation answers', () => {
+  it('carries the same weak ETag rule (task-group history)', async () => {
+    const group = await server.request('POST', '/api/task-groups', { body: { name: 'tagged group', projectId } });
+    expect(group.status, group.text).toBe(201);
+    const path = `/api/task-groups/${group.body.id}/history`;
+    const first = await server.request('GET', path);
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get('etag')).toMatch(/^W\//);
+    expect((await server.request('GET', path, { headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+  });
+});
+
 describe('If-Match on writes', () => {
   it('lets a PUT through while it names the current version (or *), and answers 412 with currentChangeSequence once stale, writing nothing', async () => {
     const task = await createTask(server, projectId, { title: 'v0' });

@@ -7,6 +7,7 @@ import type { PageResult } from '../services/page';
 import { BODY_LIMIT, jsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
+import { pageNotModified } from './validators';
 import { contextOf, expressPath, queryListParams } from './resource-router';
 
 /**
@@ -26,7 +27,8 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     if (paged) {
       router.get(path, async (req: Request, res: Response) => {
         const ctx = contextOf(req);
-        const result = (await runOperation(ctx, operation, idOf(req), queryListParams(req))) as PageResult<object>;
+        const result = (await runOperation(ctx, operation, idOf(req), queryListParams(req))) as PageResult<{ id: string; changeSequence: number }>;
+        if (pageNotModified(req, res, result.items, result.totalElements)) return;
         res.json(pageBody(result, await presentAll(ctx, paged, result.items)));
       });
       continue;
