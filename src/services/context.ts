@@ -57,11 +57,16 @@ export class RequestContext {
 
   /** The same unit of work acting as the system, for rows a rule creates on the caller's behalf. */
   asSystem(): RequestContext {
-    const system = new RequestContext(this.em, { kind: 'system' }, this.services);
-    system.cause = this.cause;
+    return this.actingAs({ kind: 'system' });
+  }
+
+  /** The same unit of work acting as `actor` (the demo loader writes as its user within the system's transaction). */
+  actingAs(actor: Actor): RequestContext {
+    const other = new RequestContext(this.em, actor, this.services);
+    other.cause = this.cause;
     // What it defers belongs to this context's transaction: it runs when (and only if) that commits.
-    system.committed = this.committed;
-    return system;
+    other.committed = this.committed;
+    return other;
   }
 
   /**
