@@ -5,6 +5,7 @@ import { bootstrapAdministrator } from './auth/bootstrap';
 import { loadConfig } from './config/config';
 import { resolveDatabase } from './database/database-url';
 import { openDatabase } from './database/orm';
+import { loadDemoAtStart } from './demo/demo-data';
 import { logger } from './http/logger';
 
 async function main(): Promise<void> {
@@ -12,7 +13,8 @@ async function main(): Promise<void> {
   const database = await resolveDatabase(config.databaseUrl, config.dataDir);
   const orm = await openDatabase(database.url);
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
-  const { app, close } = await createApp(orm, appOptions(config));
+  const { app, services, close } = await createApp(orm, appOptions(config));
+  if (process.argv.includes('--demo')) await loadDemoAtStart(orm, services, `http://localhost:${config.port}`);
   const server = app.listen(config.port, () => {
     logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);
   });
