@@ -6,55 +6,207 @@ function packageDir(name: string): string {
   return dirname(require.resolve(`${name}/package.json`));
 }
 
-const graphiqlPage = `<!doctype html>
+/** Where both pages keep the API key in the browser's local storage, so that a key typed in one serves the other. */
+export const API_KEY_STORAGE_KEY = 'platformApiKey';
+
+/**
+ * The query GraphiQL opens with: the organizations the caller sees, their projects and each project's
+ * tasks. After `npm run demo` it shows the demo organization (README "Demo data").
+ */
+export const EXAMPLE_QUERY = `# Organization → projects → tasks
+# (npm run demo loads an organization to look at).
+# API key: in Headers below, or the field of /swagger-ui/.
+# Run with ▶ or Ctrl-Enter.
+query OrganizationProjectsTasks {
+  organizations(pageSize: 5, sort: "name:asc") {
+    totalElements
+    content {
+      name
+      slug
+      projects(sort: "name:asc") {
+        totalElements
+        content {
+          name
+          slug
+          tasks(sort: "priority:desc", pageSize: 20) {
+            totalElements
+            content {
+              title
+              statusSlug
+              priority
+              locked
+              assignee { email }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+`;
+
+/** A value as a JavaScript literal that is safe inside an HTML <script> element. */
+function scriptLiteral(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, '\\u003c');
+}
+
+/** An HTML page of the explorers: `head` goes after its title, `body` is its body. */
+function htmlPage(title: string, head: string, body: string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8" />
-  <title>Platform API · GraphQL explorer</title>
-  <link rel="stylesheet" href="/graphql/explorer/graphiql.min.css" />
-  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
+  <title>Platform API · ${title}</title>
+${head}
 </head>
 <body>
-  <div id="graphiql">Loading…</div>
+${body}
+</body>
+</html>`;
+}
+
+const graphiqlPage = htmlPage(
+  'GraphQL explorer',
+  `  <link rel="stylesheet" href="/graphql/explorer/graphiql.min.css" />
+  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>`,
+  `  <div id="graphiql">Loading…</div>
   <script src="/graphql/explorer/react.production.min.js"></script>
   <script src="/graphql/explorer/react-dom.production.min.js"></script>
   <script src="/graphql/explorer/graphiql.min.js"></script>
   <script>
-    const fetcher = GraphiQL.createFetcher({ url: '/graphql' });
-    const headers = JSON.stringify({ 'x-api-key': localStorage.getItem('platformApiKey') || '' }, null, 2);
+    const STORAGE = ${scriptLiteral(API_KEY_STORAGE_KEY)};
+    const storedKey = () => (localStorage.getItem(STORAGE) || '').trim();
+    const send = GraphiQL.createFetcher({ url: '/graphql' });
+    // The key in the Headers tab is kept for both explorers; without one there, the kept key is sent.
+    const fetcher = (params, options = {}) => {
+      const headers = { ...(options.headers || {}) };
+      const typed = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'].trim() : '';
+      if (typed) localStorage.setItem(STORAGE, typed);
+      else if (storedKey() && !headers.Authorization && !headers.authorization) headers['x-api-key'] = storedKey();
+      return send(params, { ...options, headers });
+    };
+    const headers = JSON.stringify({ 'x-api-key': storedKey() }, null, 2);
     ReactDOM.createRoot(document.getElementById('graphiql')).render(
       React.createElement(GraphiQL, { fetcher, defaultHeaders: headers, shouldPersistHeaders: true,
-        defaultQuery: '# Put your API key in the Headers tab below, then run:\\n{\\n  organizations(pageSize: 5) {\\n    totalElements\\n    content { id name slug projects { totalElements content { name } } }\\n  }\\n}\\n' }),
+        defaultEditorToolsVisibility: 'headers', defaultQuery: ${scriptLiteral(EXAMPLE_QUERY)} }),
     );
-  </script>
-</body>
-</html>`;
+  </script>`,
+);
 
-const swaggerInitializer = `window.onload = function () {
-  let key = localStorage.getItem('platformApiKey');
-  if (!key) {
-    key = window.prompt('API key (x-api-key) to read the API description with:') || '';
-    localStorage.setItem('platformApiKey', key);
+const swaggerPage = htmlPage(
+  'REST reference',
+  `  <link rel="stylesheet" href="/swagger-ui/swagger-ui.css" />
+  <link rel="stylesheet" href="/swagger-ui/index.css" />
+  <link rel="icon" type="image/png" href="/swagger-ui/favicon-32x32.png" sizes="32x32" />
+  <style>
+    .platform-bar { background: #1b1b1b; color: #fff; font-family: sans-serif; padding: 10px 20px; }
+    .platform-bar form { display: flex; flex-wrap: wrap; align-items: center; gap: 8px; max-width: 1420px; margin: 0 auto; }
+    .platform-bar .platform-title { font-weight: bold; margin-right: 16px; }
+    .platform-bar label { font-size: 14px; }
+    .platform-bar input { flex: 1 1 320px; min-width: 200px; padding: 6px 8px; border: 2px solid #62a03f; border-radius: 4px;
+      font-family: monospace; font-size: 14px; line-height: 1.5; }
+    .platform-bar button { padding: 6px 14px; border: 2px solid #62a03f; border-radius: 4px; background: #62a03f; color: #fff;
+      font-weight: bold; cursor: pointer; }
+    .platform-bar button.secondary { background: transparent; }
+    .platform-status { max-width: 1420px; margin: 6px auto 0; font-size: 13px; min-height: 1em; color: #d0d0d0; }
+    .platform-status.is-ok { color: #8fd16a; }
+    .platform-status.is-error { color: #ff8a80; }
+  </style>`,
+  `  <header class="platform-bar">
+    <form id="platform-key" autocomplete="off">
+      <span class="platform-title">Platform API</span>
+      <label for="platform-key-input">API key</label>
+      <input id="platform-key-input" name="apiKey" type="text" spellcheck="false" placeholder="pk_… (sent as x-api-key; GraphiQL at /graphql uses the same key)" />
+      <button type="submit" id="platform-key-use">Use key</button>
+      <button type="button" id="platform-key-forget" class="secondary">Forget</button>
+    </form>
+    <p id="platform-key-status" class="platform-status" role="status" aria-live="polite"></p>
+  </header>
+  <div id="swagger-ui"></div>
+  <script src="/swagger-ui/swagger-ui-bundle.js"></script>
+  <script src="/swagger-ui/swagger-initializer.js"></script>`,
+);
+
+/**
+ * The key field above Swagger UI: the key is kept in local storage (shared with GraphiQL), sent with
+ * the request for the API description, and handed to Swagger's Authorize (`preauthorizeApiKey`) so
+ * that "Try it out" sends it. No dialog ever blocks the page.
+ */
+const swaggerInitializer = `(function () {
+  const STORAGE = ${scriptLiteral(API_KEY_STORAGE_KEY)};
+  const SCHEME = 'x-api-key';
+  const SPEC = '/v3/api-docs';
+  const form = document.getElementById('platform-key');
+  const input = document.getElementById('platform-key-input');
+  const status = document.getElementById('platform-key-status');
+  const storedKey = () => (localStorage.getItem(STORAGE) || '').trim();
+  const say = (text, kind) => {
+    status.textContent = text;
+    status.className = 'platform-status' + (kind ? ' is-' + kind : '');
+  };
+
+  function start() {
+    const key = storedKey();
+    const host = document.createElement('div');
+    document.getElementById('swagger-ui').replaceChildren(host);
+    window.ui = undefined;
+    if (!key) {
+      say('Enter an API key to load the API description: the administrator key printed at the first start, or the demo key printed by npm run demo.');
+      return;
+    }
+    say('Loading the API description…');
+    const ui = SwaggerUIBundle({
+      url: SPEC,
+      domNode: host,
+      presets: [SwaggerUIBundle.presets.apis],
+      layout: 'BaseLayout',
+      deepLinking: true,
+      requestInterceptor: (request) => {
+        if (request.loadSpec) request.headers[SCHEME] = key;
+        return request;
+      },
+      responseInterceptor: (response) => {
+        if (String(response.url).endsWith(SPEC) && !response.ok) {
+          say('The API description could not be read with this key: HTTP ' + response.status + (response.status === 401 ? ' (the key is not valid)' : '') + '.', 'error');
+        }
+        return response;
+      },
+      onComplete: () => {
+        ui.preauthorizeApiKey(SCHEME, key);
+        if (ui.authSelectors.authorized().getIn([SCHEME, 'value']) === key) say('Key in use: "Try it out" sends it as x-api-key (see Authorize).', 'ok');
+        else say('The API description names no ' + SCHEME + ' scheme: use Authorize to enter the key.', 'error');
+      },
+    });
+    window.ui = ui;
   }
-  window.ui = SwaggerUIBundle({
-    url: '/v3/api-docs',
-    dom_id: '#swagger-ui',
-    presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    layout: 'StandaloneLayout',
-    persistAuthorization: true,
-    requestInterceptor: (request) => {
-      const stored = localStorage.getItem('platformApiKey');
-      if (stored && !request.headers['x-api-key'] && !request.headers['Authorization']) request.headers['x-api-key'] = stored;
-      return request;
-    },
+
+  input.value = storedKey();
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    const key = input.value.trim();
+    if (!key) {
+      say('Type a key first.', 'error');
+      input.focus();
+      return;
+    }
+    localStorage.setItem(STORAGE, key);
+    start();
   });
-};
+  document.getElementById('platform-key-forget').addEventListener('click', () => {
+    localStorage.removeItem(STORAGE);
+    input.value = '';
+    start();
+    input.focus();
+  });
+  start();
+})();
 `;
 
 /**
  * Browser pages that work without internet access, served from installed packages: GraphiQL when
- * /graphql is opened in a browser, and Swagger UI at /swagger-ui/. Neither needs credentials to load;
- * the calls they make do.
+ * /graphql is opened in a browser, and Swagger UI at /swagger-ui/ with a field for the API key above
+ * it. Neither needs credentials to load; the calls they make do, with the key both keep in the
+ * browser's local storage (API_KEY_STORAGE_KEY).
  */
 export function explorerRouter(): Router {
   const router = Router();
@@ -73,6 +225,9 @@ export function explorerRouter(): Router {
     const wantsPage = req.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
     if (!wantsPage || req.query.query !== undefined) return next();
     res.type('html').send(graphiqlPage);
+  });
+  router.get(['/swagger-ui', '/swagger-ui/', '/swagger-ui/index.html'], (_req: Request, res: Response) => {
+    res.type('html').send(swaggerPage);
   });
   router.get('/swagger-ui/swagger-initializer.js', (_req: Request, res: Response) => {
     res.type('application/javascript').send(swaggerInitializer);
