@@ -1,0 +1,42 @@
+import { tmpdir } from 'node:os';
+import { findChromium } from './browser/chromium';
+import { checkExplorers, problemsOf } from './browser/explorer-checks';
+
+/**
+ * `npm run check:explorers -- [base URL]` with API_KEY set: drives Swagger UI and GraphiQL of a
+ * running server in headless Chromium (CHROMIUM_PATH, or chromium on PATH) as a person would, prints
+ * what they showed and where the screenshots are (SCREENSHOT_DIR, default the temporary folder), and
+ * exits 1 when either page did not work. The base URL defaults to http://localhost:$PORT (8080).
+ */
+async function main(): Promise<number> {
+  const baseUrl = (process.argv[2] ?? `http://localhost:${process.env.PORT || 8080}`).replace(/\/+$/, '');
+  const apiKey = process.env.API_KEY;
+  if (!apiKey) {
+    console.error('Set API_KEY to the key to type into the pages (the one npm run demo printed, for example).');
+    return 2;
+  }
+  const chromium = findChromium();
+  if (!chromium) {
+    console.error('No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH.');
+    return 2;
+  }
+  const result = await checkExplorers(chromium, baseUrl, apiKey, process.env.SCREENSHOT_DIR || tmpdir());
+  const organizations = (result.graphiql.result?.data?.organizations?.content ?? []) as { name: string; projects?: { totalElements: number } }[];
+  console.log(`Swagger UI (${baseUrl}/swagger-ui/)`);
+  console.log(`  without a key: ${result.swagger.statusWithoutKey}`);
+  console.log(`  with the key:  ${result.swagger.statusWithKey}`);
+  console.log(`  Try it out, GET /api/organizations: ${result.swagger.executedStatus}`);
+  console.log(`GraphiQL (${baseUrl}/graphql), saved query: ${organizations.map((o) => `${o.name} (${o.projects?.totalElements ?? 0} projects)`).join(', ') || 'no organization'}`);
+  console.log(`Screenshots: ${result.screenshots.join(', ')}`);
+  const problems = problemsOf(result, apiKey);
+  for (const problem of problems) console.error(`PROBLEM: ${problem}`);
+  return problems.length ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
