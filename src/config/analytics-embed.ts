@@ -1,3 +1,5 @@
+import { ConfigBlock } from './config-block';
+
 /** Embed tokens never live longer than this (15 minutes), whatever tokenTtlSeconds says. */
 export const MAX_EMBED_TOKEN_TTL_SECONDS = 900;
 
@@ -26,71 +28,32 @@ export interface EnabledAnalyticsEmbedConfig {
 /** The `analyticsEmbed` block: absent or not enabled, the minter answers 503. */
 export type AnalyticsEmbedConfig = { enabled: false } | EnabledAnalyticsEmbedConfig;
 
-/** The block is malformed: the server does not start (the message names the setting). */
-export class AnalyticsEmbedConfigError extends Error {
-  constructor(setting: string | undefined, problem: string) {
-    super(`analyticsEmbed${setting ? `.${setting}` : ''} ${problem}`);
-    this.name = 'AnalyticsEmbedConfigError';
-  }
-}
-
-type Block = Record<string, unknown>;
-
 /**
  * The `analyticsEmbed` block as written in CONFIG_FILE (anything) checked: a disabled or absent block is
- * not read further; an enabled one needs issuer, audience and keyId.
+ * not read further; an enabled one needs issuer, audience and keyId. A malformed block is a
+ * ConfigBlockError naming the setting (the server does not start).
  */
 export function readAnalyticsEmbedConfig(raw: unknown): AnalyticsEmbedConfig {
-  if (raw === undefined || raw === null) return { enabled: false };
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AnalyticsEmbedConfigError(undefined, 'must be a mapping');
-  const block = raw as Block;
-  const enabled = optional(block, 'enabled', 'boolean', 'be true or false') ?? false;
+  const block = ConfigBlock.of(raw, 'analyticsEmbed');
+  if (!block) return { enabled: false };
+  const enabled = block.optional('enabled', 'boolean', 'be true or false') ?? false;
   if (!enabled) return { enabled: false };
   return {
     enabled: true,
-    issuer: requiredText(block, 'issuer'),
-    audience: requiredText(block, 'audience'),
-    keyId: requiredText(block, 'keyId'),
+    issuer: block.requiredText('issuer', 'when enabled'),
+    audience: block.requiredText('audience', 'when enabled'),
+    keyId: block.requiredText('keyId', 'when enabled'),
     tokenTtlSeconds: ttlOf(block),
-    models: textList(block, 'models'),
-    objects: textList(block, 'objects'),
-    rowFilterField: optional(block, 'rowFilterField', 'string', 'be a text')?.trim() || DEFAULT_ROW_FILTER_FIELD,
+    models: block.textList('models'),
+    objects: block.textList('objects'),
+    rowFilterField: block.optional('rowFilterField', 'string', 'be a text')?.trim() || DEFAULT_ROW_FILTER_FIELD,
   };
 }
 
-interface Kinds {
-  boolean: boolean;
-  string: string;
-  number: number;
-}
-
-function optional<K extends keyof Kinds>(block: Block, setting: string, kind: K, must: string): Kinds[K] | undefined {
-  const value = block[setting];
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== kind) throw new AnalyticsEmbedConfigError(setting, `must ${must}`);
-  return value as Kinds[K];
-}
-
-function requiredText(block: Block, setting: string): string {
-  const value = optional(block, setting, 'string', 'be a text')?.trim();
-  if (!value) throw new AnalyticsEmbedConfigError(setting, 'is required when enabled');
+function ttlOf(block: ConfigBlock): number {
+  const value = block.optional('tokenTtlSeconds', 'number', 'be a number of seconds') ?? MAX_EMBED_TOKEN_TTL_SECONDS;
+  if (!Number.isInteger(value) || value <= 0) throw block.error('tokenTtlSeconds', 'must be a positive whole number of seconds');
   return value;
-}
-
-function ttlOf(block: Block): number {
-  const value = optional(block, 'tokenTtlSeconds', 'number', 'be a number of seconds') ?? MAX_EMBED_TOKEN_TTL_SECONDS;
-  if (!Number.isInteger(value) || value <= 0) throw new AnalyticsEmbedConfigError('tokenTtlSeconds', 'must be a positive whole number of seconds');
-  return value;
-}
-
-/** A list of distinct non-blank texts (absent: none). */
-function textList(block: Block, setting: string): string[] {
-  const value = block[setting];
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value) || !value.every((item): item is string => typeof item === 'string' && item.trim() !== '')) {
-    throw new AnalyticsEmbedConfigError(setting, 'must be a list of non-blank texts');
-  }
-  return [...new Set(value)];
 }
 
 /** What the minter is made of: the `analyticsEmbed` block and ANALYTICS_EMBED_SIGNING_KEY_PEM. */
