@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
 import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
+import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
 import type { AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
@@ -48,6 +49,8 @@ export interface AppOptions {
   analyticsEmbed?: AnalyticsEmbedOptions;
   /** The egress guard of service bridge calls: BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST (tests also set the resolver and the timeout). */
   egress?: EgressSettings;
+  /** The aiGateway block of CONFIG_FILE; absent, no provider is configured (chat completions answer 503). */
+  aiGateway?: AiGatewayConfig;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -62,6 +65,7 @@ export function appOptions(config: AppConfig): AppOptions {
     workerConcurrency: config.workerConcurrency,
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
     egress: { privateHostAllowlist: config.bridgeEgressPrivateHostAllowlist },
+    aiGateway: config.aiGateway,
   };
 }
 
@@ -88,6 +92,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     lake: new DataLake(options.dataLakeDir),
     analyticsEmbed: await AnalyticsEmbedSigner.create(options.analyticsEmbed),
     egress,
+    aiGateway: options.aiGateway,
   });
   // Every process drops its cached credentials when any process announces a change of access.
   const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, automationJobs(orm, services)) : undefined;

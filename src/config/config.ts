@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { readAiGatewayConfig, type AiGatewayConfig } from './ai-gateway';
 import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics-embed';
 import { loadConfigFile } from './config-file';
 import { parseHostAllowlist } from '../egress/egress-guard';
@@ -32,6 +33,8 @@ export interface AppConfig {
   analyticsEmbedSigningKeyPem?: string;
   /** BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST: exact host names the egress guard lets reach private addresses. */
   bridgeEgressPrivateHostAllowlist: string[];
+  /** The `aiGateway` block of CONFIG_FILE: the providers of the model catalogue. */
+  aiGateway: AiGatewayConfig;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -67,5 +70,6 @@ export function loadConfig(): AppConfig {
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
     bridgeEgressPrivateHostAllowlist: parseHostAllowlist(process.env.BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST),
+    aiGateway: readAiGatewayConfig(file.aiGateway),
   };
 }

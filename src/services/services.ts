@@ -3,6 +3,7 @@ import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
+import type { AiGatewayConfig } from '../config/ai-gateway';
 import type { EgressGuard } from '../egress/egress-guard';
 import { AccessCache } from './access-cache';
 import { ResourceService } from './resource-service';
@@ -34,9 +35,20 @@ export class Services {
   /** The only way to other services a tenant names (service bridges); without it (tools), none can be called. */
   readonly egress?: EgressGuard;
 
+  /** The providers chat completions go to (through `egress`); without them, none is configured. */
+  readonly aiGateway: AiGatewayConfig;
+
   constructor(
     readonly resources: readonly Resource[],
-    options: { accessCacheSeconds?: number; reads?: ReadPool; secrets?: SecretBox; lake?: DataLake; analyticsEmbed?: AnalyticsEmbedSigner; egress?: EgressGuard } = {},
+    options: {
+      accessCacheSeconds?: number;
+      reads?: ReadPool;
+      secrets?: SecretBox;
+      lake?: DataLake;
+      analyticsEmbed?: AnalyticsEmbedSigner;
+      egress?: EgressGuard;
+      aiGateway?: AiGatewayConfig;
+    } = {},
   ) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = options.reads;
@@ -44,6 +56,7 @@ export class Services {
     this.lake = options.lake;
     this.analyticsEmbed = options.analyticsEmbed;
     this.egress = options.egress;
+    this.aiGateway = options.aiGateway ?? { providers: {} };
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);
