@@ -10,10 +10,10 @@ export class ModelCatalogEntry extends BaseEntity {
   @Attr.string({ required: true, unique: true, minLength: 1, maxLength: 255, searchable: true, description: 'Unique on the platform' })
   name!: string;
 
-  @Attr.string({ maxLength: 255, searchable: true })
+  @Attr.string({ maxLength: 255, searchable: true, description: 'The aiGateway provider (CONFIG_FILE) chat completions with this model go to' })
   provider!: string;
 
-  @Attr.string({ maxLength: 255, description: "The provider's own model name" })
+  @Attr.string({ maxLength: 255, description: "The provider's own model id, sent upstream in its place; blank or omitted: the name" })
   upstreamModel!: string;
 
   @Attr.boolean()

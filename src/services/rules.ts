@@ -18,6 +18,7 @@ import {
   Execution,
   KnowledgeSet,
   LinkedDelta,
+  ModelCatalogEntry,
   Organization,
   OrganizationSecret,
   PlatformUser,
@@ -39,6 +40,7 @@ import { contentStoreRules, documentFamilyRules } from './content-stores';
 import { executionRules } from './executions';
 import { knowledgeSetRules } from './knowledge-sets';
 import { linkedDeltaRules } from './linked-deltas';
+import { modelCatalogRules } from './model-catalog';
 import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
@@ -96,6 +98,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(KnowledgeSet, knowledgeSetRules),
   rulesOf(Activity, activityRules),
   rulesOf(LinkedDelta, linkedDeltaRules),
+  rulesOf(ModelCatalogEntry, modelCatalogRules),
 ]);
 
 /** The resource with its rules, as its service runs it. */
