@@ -10,9 +10,6 @@ const SECRET_PLACEHOLDER = /\$\{secrets\.([A-Za-z0-9_]+)\}/g;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-/** What replaces a secret's value wherever an upstream would echo it back. */
-const REDACTED = '[REDACTED]';
-
 export interface ResolvedHeaders {
   /** By lower-case name, placeholders replaced; a later header of the same name wins. */
   values: Record<string, string>;
@@ -64,29 +61,4 @@ async function secretValues(ctx: RequestContext, organizationId: string, headers
   const box = ctx.services.secrets;
   if (!box) throw new Error('service bridge secrets need a secrets key (SECRETS_KEY)');
   return new Map([...sealed].map(([name, value]) => [name, box.open(value)]));
-}
-
-/** `body` with every occurrence of each secret replaced by `[REDACTED]` (an upstream that echoes its headers). */
-export function redactSecrets(body: Buffer, secrets: readonly string[]): Buffer {
-  let redacted = body;
-  for (const secret of secrets) {
-    if (secret === '') continue;
-    const needle = Buffer.from(secret, 'utf8');
-    if (redacted.indexOf(needle) < 0) continue;
-    const parts: Buffer[] = [];
-    let from = 0;
-    for (let at = redacted.indexOf(needle); at >= 0; at = redacted.indexOf(needle, from)) {
-      parts.push(redacted.subarray(from, at), Buffer.from(REDACTED));
-      from = at + needle.length;
-    }
-    parts.push(redacted.subarray(from));
-    redacted = Buffer.concat(parts);
-  }
-  return redacted;
-}
-
-/** Header values with every secret replaced by `[REDACTED]`. */
-export function redactHeaders(headers: Record<string, string | string[]>, secrets: readonly string[]): Record<string, string | string[]> {
-  const redact = (text: string) => secrets.reduce((value, secret) => (secret === '' ? value : value.split(secret).join(REDACTED)), text);
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, Array.isArray(value) ? value.map(redact) : redact(value)]));
 }
