@@ -17,6 +17,7 @@ import { operations } from './model/operations';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
 import { accountCallbackRouter, accountRouter } from './rest/account-router';
+import { aiGatewayRouter } from './rest/ai-gateway-router';
 import { bridgeProxyRouter } from './rest/bridge-proxy-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { operationRouter } from './rest/operation-router';
@@ -117,6 +118,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   });
   app.use(accountRouter());
   app.use(bridgeProxyRouter());
+  app.use(aiGatewayRouter());
   app.use(operationRouter(operations, resources));
   for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
   app.use('/graphql', ...graphql.handler);

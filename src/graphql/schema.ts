@@ -3,6 +3,7 @@ import { buildSchemaSync } from 'type-graphql';
 import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { AccountResolver } from './account-resolver';
+import { AiGatewayResolver } from './ai-gateway-resolver';
 import { explainEnumRefusals } from './enum-messages';
 import { operationResolver } from './operation-resolver';
 import { resourceResolver } from './resource-resolver';
@@ -12,7 +13,7 @@ let built: GraphQLSchema | undefined;
 /** The GraphQL schema of all registered resources and domain operations (type-graphql's metadata is global, so it is built once). */
 export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
   if (!built) {
-    const resolvers = [AccountResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
+    const resolvers = [AccountResolver, AiGatewayResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
     explainEnumRefusals(built);
   }
