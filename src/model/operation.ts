@@ -34,6 +34,11 @@ export interface DomainOperation {
    * resource's rows (its `{Name}Page`, the list arguments as query parameters) or a shape of its own.
    */
   answer: { entity: EntityClass<object> } | { page: EntityClass<object> } | { schema: string; graphql: () => Function };
+  /**
+   * A plain-text rendering of the answer, served over REST for `?format=text` (`?format=json`, the
+   * default, answers JSON; any other format is 400). GraphQL answers the object.
+   */
+  textFormat?(answer: object): string;
   /** Success status. */
   status: 200 | 201 | 202;
   /** Error statuses beyond 401, 403 and 429 (which every operation may answer); 502 and 504 for calls to other services. */

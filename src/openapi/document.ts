@@ -51,6 +51,14 @@ const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', schema: { type: 'st
 const IF_MATCH = { name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The ETag of the version written over: 412 when the row is no longer at it' };
 const NOT_MODIFIED = { '304': { description: 'Not modified: the ETag sent in If-None-Match is current' } };
 
+/** `?format=` of an operation that also answers plain text. */
+const formatParameter = {
+  name: 'format',
+  in: 'query',
+  schema: { type: 'string', enum: ['json', 'text'], default: 'json' },
+  description: 'json (default), or text for text/plain',
+};
+
 function listParameters(resource: Resource): JsonSchema[] {
   const oneBased = resource.paging === 'one-based';
   return [
@@ -172,15 +180,19 @@ function operationPath(operation: DomainOperation, resources: readonly Resource[
   const body = { type: 'object', properties, ...(required.length ? { required } : {}), ...(operation.anyObjectBody ? { additionalProperties: true } : {}) };
   const param = rowParamOf(operation);
   const pathParams = [param, ...(operation.pathParams ?? [])].filter((name): name is string => name !== undefined);
-  const parameters = [...pathParams.map((name) => ({ ...idParameter, name })), ...(paged ? listParameters(paged) : [])];
+  const parameters = [...pathParams.map((name) => ({ ...idParameter, name })), ...(paged ? listParameters(paged) : []), ...(operation.textFormat ? [formatParameter] : [])];
   const takesBody = operation.method !== 'get' && (operation.body.length || !operation.bodyOptional);
+  const success = ok(paged ? 'A page' : 'Done', answer);
   return {
     tags: [operation.tag],
     operationId: operation.operationId,
     summary: operation.summary,
     ...(parameters.length ? { parameters } : {}),
     ...(takesBody ? { requestBody: { required: !operation.bodyOptional, content: json(body) } } : {}),
-    responses: { [String(operation.status)]: ok(paged ? 'A page' : 'Done', answer), ...errors(...operation.errors) },
+    responses: {
+      [String(operation.status)]: operation.textFormat ? { ...success, content: { ...json(answer), 'text/plain': { schema: { type: 'string' } } } } : success,
+      ...errors(...operation.errors),
+    },
   };
 }
 

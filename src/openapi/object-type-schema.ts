@@ -1,11 +1,12 @@
 import { Float, getMetadataStorage, ID, Int } from 'type-graphql';
+import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { DateTimeScalar, JSONScalar } from '../model/scalars';
 
 /**
  * OpenAPI components read from a type-graphql object type (a domain operation's answer that is not an
  * entity), so that the GraphQL class stays the one declaration of that shape: each field becomes a
- * property, non-nullable fields are required, and object-typed fields refer to their own component.
+ * property, non-nullable fields are required, and object-typed and enum fields refer to their own component.
  */
 
 const SCALARS = new Map<unknown, JsonSchema>([
@@ -28,7 +29,7 @@ export function addObjectTypeSchemas(schemas: Record<string, JsonSchema>, type: 
     // getType() is also what records whether the field is a list (typeOptions.array).
     const fieldType = field.getType();
     const { nullable, array } = field.typeOptions;
-    let schema = SCALARS.get(fieldType) ?? referenceTo(schemas, fieldType as Function);
+    let schema = SCALARS.get(fieldType) ?? enumReference(fieldType) ?? referenceTo(schemas, fieldType as Function);
     if (array) schema = { type: 'array', items: schema };
     if (nullable) schema = '$ref' in schema ? { allOf: [schema], nullable: true } : { ...schema, nullable: true };
     properties[field.schemaName] = field.description ? described(schema, field.description) : schema;
@@ -39,6 +40,12 @@ export function addObjectTypeSchemas(schemas: Record<string, JsonSchema>, type: 
 /** `$ref` siblings are ignored in OpenAPI 3.0, so a described reference wraps it in allOf. */
 function described(schema: JsonSchema, description: string): JsonSchema {
   return '$ref' in schema ? { allOf: [schema], description } : { ...schema, description };
+}
+
+/** A registered enumeration's component (written with the others by the document). */
+function enumReference(type: unknown): JsonSchema | undefined {
+  const definition = registeredEnums().find((d) => d.graphql === type);
+  return definition && { $ref: `#/components/schemas/${definition.name}` };
 }
 
 function referenceTo(schemas: Record<string, JsonSchema>, type: Function): JsonSchema {

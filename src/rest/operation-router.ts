@@ -1,5 +1,5 @@
 import express, { type Request, type Response, Router } from 'express';
-import { MethodNotAllowedError } from '../errors/api-error';
+import { BadRequestError, MethodNotAllowedError } from '../errors/api-error';
 import { entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
@@ -36,8 +36,10 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     const answered = resourceOf(entityAnswerOf(operation));
     router[operation.method](path, body, async (req: Request, res: Response) => {
       const ctx = contextOf(req);
+      const asText = wantsText(operation, req);
       const result = await runOperation(ctx, operation, idOf(req), req.body, paramsOf(req));
-      res.status(operation.status).json(answered ? await present(ctx, answered, result) : result);
+      if (asText) res.status(operation.status).type('text/plain').send(operation.textFormat!(result));
+      else res.status(operation.status).json(answered ? await present(ctx, answered, result) : result);
     });
   }
   for (const [path, allow] of allowedMethods(operations)) {
@@ -46,6 +48,14 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     });
   }
   return router;
+}
+
+/** Whether the request asks for the operation's plain-text rendering (`?format=text`); another format than json or text is 400. */
+function wantsText(operation: DomainOperation, req: Request): boolean {
+  const format = req.query.format;
+  if (!operation.textFormat || format === undefined || format === 'json') return false;
+  if (format === 'text') return true;
+  throw BadRequestError.forField('format', 'must be json or text');
 }
 
 /** The methods each operation path serves (HEAD wherever GET is), by Express path. */
