@@ -2,6 +2,7 @@ import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from
 import { AnalyticsEmbedToken } from './analytics-embed-token';
 import { AgentServiceBridgeCall, AgentServiceBridgeList } from './agent-bridge-tools';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
+import { ChannelTranscript, TRANSCRIPT_MESSAGES, transcriptText } from './channel-transcript';
 import type { DomainOperation } from './operation';
 import { TemplateApplication } from './template-application';
 
@@ -234,5 +235,19 @@ export const operations: DomainOperation[] = [
     answer: { schema: 'AgentServiceBridgeCall', graphql: () => AgentServiceBridgeCall },
     status: 200,
     errors: ['400', '404', '502', '504'],
+  },
+  {
+    operationId: 'getChannelTranscript',
+    method: 'get',
+    path: 'channels/{id}/transcript',
+    tag: 'channels',
+    summary:
+      `The most recent ${TRANSCRIPT_MESSAGES} messages of a channel the caller may see (403 and 404 as GET /api/channels/{id}), oldest first; ` +
+      'truncated when older ones exist. ?format=text answers text/plain, one "ROLE: content" line per message (a line break inside a message written as \\n)',
+    body: [],
+    answer: { schema: 'ChannelTranscript', graphql: () => ChannelTranscript },
+    textFormat: (answer) => transcriptText(answer as ChannelTranscript),
+    status: 200,
+    errors: ['400', '404'],
   },
 ];

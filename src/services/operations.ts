@@ -12,6 +12,7 @@ import { fireTrigger } from './trigger-firing';
 import { applyProjectTemplate } from './project-templates';
 import { lockTask, setTaskStatus, unlockTask } from './tasks';
 import { callServiceBridge, listServiceBridges } from './agent-bridge-tools';
+import { getChannelTranscript } from './chat-transcripts';
 
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
 type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>, params: Record<string, string>) => Promise<object>;
@@ -34,6 +35,7 @@ const HANDLERS: Record<string, OperationHandler> = {
   mintAnalyticsEmbedToken: (ctx, _id, input) => mintAnalyticsEmbedToken(ctx, input),
   listServiceBridges: (ctx, id) => listServiceBridges(ctx, id!),
   callServiceBridge: (ctx, id, input) => callServiceBridge(ctx, id!, input),
+  getChannelTranscript: (ctx, id) => getChannelTranscript(ctx, id!),
 };
 
 /**
