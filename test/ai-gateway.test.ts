@@ -428,6 +428,20 @@ describe('GraphQL chatCompletion', () => {
   });
 });
 
+describe('the OpenAPI document', () => {
+  it('describes POST /api/ai/chat/completions, its JSON and text/event-stream answers and its errors', async () => {
+    const doc = (await server.request('GET', '/v3/api-docs', { key: member.key })).body;
+    const operation = doc.paths[PATH].post;
+    expect(operation.operationId).toBe('chatCompletion');
+    expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ChatCompletionRequest' });
+    expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '429', '502', '503', '504']);
+    expect(doc.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
+    expect(doc.components.responses.BadGateway.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpstreamError' });
+    expect(doc.components.schemas.UpstreamError.allOf[1].properties.upstreamStatus.type).toBe('integer');
+  });
+});
+
 describe('the provider key', () => {
   it('never appears in an answer, whole or streamed, nor in a log line', async () => {
     const name = await model('echo-key');

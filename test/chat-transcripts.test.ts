@@ -133,6 +133,19 @@ describe('GET /api/channels/{id}/transcript', () => {
     }
   });
 
+  it('is in the OpenAPI document, with its format parameter and its JSON and text/plain answers', async () => {
+    const doc = (await server.request('GET', '/v3/api-docs')).body;
+    const operation = doc.paths['/api/channels/{id}/transcript'].get;
+    expect(operation.operationId).toBe('getChannelTranscript');
+    expect(operation.parameters.map((p: { name: string }) => p.name)).toEqual(['id', 'format']);
+    expect(operation.responses['200'].content).toEqual({
+      'application/json': { schema: { $ref: '#/components/schemas/ChannelTranscript' } },
+      'text/plain': { schema: { type: 'string' } },
+    });
+    expect(doc.components.schemas.ChannelTranscript.required).toEqual(['channelId', 'messages', 'truncated']);
+    expect(doc.components.schemas.ChannelTranscriptMessage.properties.role).toEqual({ $ref: '#/components/schemas/ChatMessageRole' });
+  });
+
   it('is the GraphQL query getChannelTranscript(id) too', async () => {
     const { channel } = await channelWith(4);
     const query = 'query($id: ID!) { getChannelTranscript(id: $id) { channelId truncated messages { id role content userId createdOn } } }';

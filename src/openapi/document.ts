@@ -243,6 +243,96 @@ function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
   };
 }
 
+/** The AI gateway (rest/ai-gateway-router.ts): a chat completion answered whole, or streamed as server-sent events. */
+function aiGatewayPaths(): Record<string, Record<string, Operation>> {
+  return {
+    '/api/ai/chat/completions': {
+      post: {
+        tags: ['ai'],
+        operationId: 'chatCompletion',
+        summary: "A chat completion with a model of the catalogue, through its provider's OpenAI-compatible API",
+        description:
+          'Before any upstream call: an unknown or disabled model is 400 naming it; tools on a model without supports_tools, an image_url part ' +
+          'without supports_vision, a document part without supports_documents are 400 "model <name> does not support tools|images|documents"; ' +
+          "a provider not configured on the server (or its key variable unset) is 503. The provider gets the model's upstreamModel; the answer " +
+          'names the catalogue model and carries reasoning only for models with reasoning_output. With stream: true the answer is text/event-stream: ' +
+          "the provider's chunks as they arrive, then data: [DONE]; a failure before the first chunk is the plain error body, after it an " +
+          'event: error whose data is that same error body, and the stream ends. Errors: the provider answered an error status 502 (upstreamStatus), ' +
+          'no answer in time 504, a broken connection 502, an egress refusal 400.',
+        requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
+        responses: {
+          '200': {
+            ...ok("The provider's answer"),
+            content: {
+              ...json(ref('ChatCompletion')),
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: 'With stream: true: events "data: <ChatCompletion chunk JSON>", then "data: [DONE]"; a failure after the first chunk: "event: error" with "data: <Error JSON>"',
+                },
+              },
+            },
+          },
+          ...errors('400', '502', '503', '504'),
+        },
+      },
+    },
+  };
+}
+
+const chatSchemas: Record<string, JsonSchema> = {
+  ChatCompletionRequest: {
+    type: 'object',
+    description: 'Further OpenAI-compatible parameters (temperature, max_tokens ...) are passed on as they are',
+    properties: {
+      model: { type: 'string', description: 'The name of a model of the catalogue (/api/models)' },
+      messages: { type: 'array', minItems: 1, items: ref('ChatMessage') },
+      tools: { type: 'array', items: { type: 'object', additionalProperties: true }, description: 'Needs supports_tools; an empty list is no tools' },
+      stream: { type: 'boolean', default: false, description: 'Answer text/event-stream, chunk by chunk' },
+    },
+    required: ['model', 'messages'],
+    additionalProperties: true,
+  },
+  ChatMessage: {
+    type: 'object',
+    properties: {
+      role: { type: 'string', description: 'system, user, assistant, tool ...' },
+      content: { nullable: true, oneOf: [{ type: 'string' }, { type: 'array', items: ref('ChatContentPart') }] },
+    },
+    required: ['role'],
+    additionalProperties: true,
+  },
+  ChatContentPart: {
+    type: 'object',
+    description: 'text {text}; image_url {image_url: {url}} (needs supports_vision); document {document: {name, mimeType, data}} (needs supports_documents)',
+    properties: {
+      type: { type: 'string', description: 'text, image_url or document (other types are passed on)' },
+      text: { type: 'string' },
+      image_url: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+      document: {
+        type: 'object',
+        properties: { name: { type: 'string' }, mimeType: { type: 'string' }, data: { type: 'string', description: 'The content, base64' } },
+        required: ['name', 'mimeType', 'data'],
+      },
+    },
+    required: ['type'],
+    additionalProperties: true,
+  },
+  ChatCompletion: {
+    type: 'object',
+    description: "The provider's answer as it sent it, but model (the catalogue name) and, unless the model has reasoning_output, without reasoning in its messages",
+    properties: {
+      id: { type: 'string' },
+      object: { type: 'string' },
+      created: { type: 'integer', format: 'int64' },
+      model: { type: 'string' },
+      choices: { type: 'array', items: { type: 'object', additionalProperties: true } },
+      usage: { type: 'object', additionalProperties: true },
+    },
+    additionalProperties: true,
+  },
+};
+
 function pageSchema(name: string): JsonSchema {
   const int32 = { type: 'integer', format: 'int32' };
   return {
@@ -277,6 +367,12 @@ const sharedSchemas: Record<string, JsonSchema> = {
     },
     required: ['error', 'message', 'status'],
   },
+  UpstreamError: {
+    allOf: [
+      ref('Error'),
+      { type: 'object', properties: { upstreamStatus: { type: 'integer', format: 'int32', description: "The upstream's status, when it answered with an error status" } } },
+    ],
+  },
   ConflictError: {
     allOf: [
       ref('Error'),
@@ -304,7 +400,7 @@ const sharedSchemas: Record<string, JsonSchema> = {
 
 /** The OpenAPI 3.0.3 document of the whole API, derived from the same declarations as GraphQL. */
 export function buildOpenApiDocument(resources: readonly Resource[]): Record<string, unknown> {
-  const schemas: Record<string, JsonSchema> = { ...sharedSchemas };
+  const schemas: Record<string, JsonSchema> = { ...sharedSchemas, ...chatSchemas };
   for (const definition of registeredEnums()) schemas[definition.name] = { type: 'string', enum: [...definition.values] };
   for (const resource of resources) {
     schemas[resource.name] = entitySchema(resource.entity, resource.fields);
@@ -330,6 +426,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
       ...Object.assign({}, ...resources.map(resourcePaths)),
       ...operationPaths(operations, resources),
       ...bridgeProxyPaths(),
+      ...aiGatewayPaths(),
       '/v3/api-docs': {
         get: {
           tags: ['meta'],
@@ -366,13 +463,15 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         NotFound: errorResponse('No resource with the given id'),
         Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
         PreconditionFailed: errorResponse('If-Match names no current version of the row; currentChangeSequence says where it is', 'ConflictError'),
-        BadGateway: errorResponse('The upstream service could not be reached, redirected too often or answered more than 10 MB'),
+        BadGateway: errorResponse('The upstream service answered an error status (upstreamStatus), could not be reached, broke off, redirected too often or answered more than 10 MB', 'UpstreamError'),
         GatewayTimeout: errorResponse('The upstream service did not answer in time'),
         TooManyRequests: {
           ...errorResponse('Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second'),
           headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
         },
-        ServiceUnavailable: errorResponse('The operation is not available on this server (for example the analytics embed token minter is disabled or its key unusable)'),
+        ServiceUnavailable: errorResponse(
+          'The operation is not available on this server (for example the analytics embed token minter is disabled or its key unusable, or an AI provider is not configured)',
+        ),
       },
       headers: {
         'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
