@@ -3,6 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
 import { resources } from '../model/registry';
+import { IdempotencyKey } from '../entities/idempotency-key';
 import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
 import { CountingLogger } from './query-counter';
@@ -11,8 +12,9 @@ import { logger } from '../http/logger';
 export function ormOptions(clientUrl: string): Options {
   return defineConfig({
     clientUrl,
-    // Every entity is served by a resource of the registry: the ORM maps exactly those.
-    entities: resources.map((resource) => resource.entity),
+    // Every entity is served by a resource of the registry: the ORM maps those, and the internal
+    // tables no resource serves (stored idempotent answers).
+    entities: [...resources.map((resource) => resource.entity), IdempotencyKey],
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     discovery: { onMetadata: addListIndexes },
