@@ -31,6 +31,8 @@ import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
 import { automationJobs } from './services/automation-jobs';
+import { idempotency } from './http/idempotency';
+import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './services/idempotency';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
 const READ_POOL_SIZE = 10;
@@ -95,8 +97,10 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     egress,
     aiGateway: options.aiGateway,
   });
+  const idempotentAnswers = new IdempotencyStore(orm);
+  const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers) };
   // Every process drops its cached credentials when any process announces a change of access.
-  const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, automationJobs(orm, services)) : undefined;
+  const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, jobs, IDEMPOTENCY_CRONTAB) : undefined;
   const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
@@ -116,6 +120,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.get('/v3/api-docs', (_req, res) => {
     res.json(openApi);
   });
+  // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
+  app.use(idempotency(idempotentAnswers));
   app.use(accountRouter());
   app.use(bridgeProxyRouter());
   app.use(aiGatewayRouter());

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'UNPROCESSABLE_ENTITY'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
   | 'BAD_GATEWAY'
@@ -124,6 +125,12 @@ export class PreconditionFailedError extends ApiError {
       currentChangeSequence,
     });
   }
+}
+
+/** Well-formed but not acceptable as sent (an Idempotency-Key reused with another request). */
+export class UnprocessableEntityError extends ApiError {
+  readonly status = 422;
+  readonly code = 'UNPROCESSABLE_ENTITY';
 }
 
 export class RateLimitedError extends ApiError {

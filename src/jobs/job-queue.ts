@@ -86,8 +86,11 @@ export class JobWorker {
     private readonly liveness: pg.Client,
   ) {}
 
-  /** Runs `tasks` with `concurrency` jobs at once in this process until `stop`. */
-  static async start(connectionString: string, concurrency: number, tasks: TaskList): Promise<JobWorker> {
+  /**
+   * Runs `tasks` with `concurrency` jobs at once in this process until `stop`; `crontab` (graphile-worker's
+   * format) schedules recurring jobs, each run once across all processes.
+   */
+  static async start(connectionString: string, concurrency: number, tasks: TaskList, crontab?: string): Promise<JobWorker> {
     const liveness = new pg.Client({ connectionString });
     liveness.on('error', (error) => logger.error({ err: error }, 'the job workers lost their liveness connection'));
     await liveness.connect();
@@ -108,6 +111,7 @@ export class JobWorker {
       events,
       noHandleSignals: true,
       pollInterval: 1_000,
+      ...(crontab ? { crontab } : {}),
     });
     worker.reaper = setInterval(() => void worker.reapDeadWorkers(), REAP_INTERVAL_MS);
     worker.reaper.unref();
