@@ -333,3 +333,21 @@ describe('GraphQL', () => {
     expect((await graphql(CREATE_TASK, { input: { projectId, title } }, 'k'.repeat(300))).status).toBe(400);
   });
 });
+
+describe('OpenAPI', () => {
+  it('declares the Idempotency-Key header, 409 and 422 on every POST under /api but the account callback', async () => {
+    const doc = (await server.request('GET', '/v3/api-docs')).body;
+    expect(doc.components.parameters['Idempotency-Key']).toMatchObject({ in: 'header', required: false, schema: { minLength: 1, maxLength: 255 } });
+    expect(doc.components.responses.UnprocessableEntity.content['application/json'].schema.$ref).toBe('#/components/schemas/Error');
+    const posts = Object.entries<any>(doc.paths).filter(([path, item]) => path.startsWith('/api/') && item.post && path !== '/api/account/callback');
+    expect(posts.length).toBeGreaterThan(40);
+    for (const [path, { post }] of posts) {
+      expect(post.parameters, path).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
+      expect(post.responses['409'], path).toBeDefined();
+      expect(post.responses['422'], path).toEqual({ $ref: '#/components/responses/UnprocessableEntity' });
+    }
+    expect(doc.paths['/api/tasks'].post.responses['201'].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
+    expect(doc.paths['/api/account/callback'].post.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
+    expect(doc.paths['/api/tasks/{id}'].put.parameters).not.toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
+  });
+});

@@ -6,6 +6,7 @@ import { operations } from '../model/operations';
 import type { Resource } from '../model/resource';
 import { entitySchema, requestSchema } from './field-schemas';
 import { addObjectTypeSchemas } from './object-type-schema';
+import { withIdempotencyKeys } from './idempotency';
 
 type Operation = Record<string, unknown>;
 
@@ -412,7 +413,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     if ('schema' in operation.answer) addObjectTypeSchemas(schemas, operation.answer.graphql(), operation.answer.schema);
   }
   const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });
-  return {
+  return withIdempotencyKeys({
     openapi: '3.0.3',
     info: {
       title: 'Document Processing Platform API',
@@ -461,7 +462,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         Unauthorized: errorResponse('Missing or invalid credentials'),
         Forbidden: errorResponse('Authenticated without permission'),
         NotFound: errorResponse('No resource with the given id'),
-        Conflict: errorResponse('Uniqueness violation or stale changeSequence', 'ConflictError'),
+        Conflict: errorResponse('Uniqueness violation, stale changeSequence, or a request with the same Idempotency-Key still running', 'ConflictError'),
         PreconditionFailed: errorResponse('If-Match names no current version of the row; currentChangeSequence says where it is', 'ConflictError'),
         BadGateway: errorResponse('The upstream service answered an error status (upstreamStatus), could not be reached, broke off, redirected too often or answered more than 10 MB', 'UpstreamError'),
         GatewayTimeout: errorResponse('The upstream service did not answer in time'),
@@ -483,5 +484,5 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the identity provider (issuer, audience and expiry checked)" },
       },
     },
-  };
+  });
 }
