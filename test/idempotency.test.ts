@@ -179,6 +179,22 @@ describe('REST creates', () => {
     expect((await post('/api/organizations', { name: unique('Fresh'), slug }, unique('fresh'))).status).toBe(201);
   });
 
+  it('composes with the idempotencyKey field of executions: the header replays first, a new header key meets the field', async () => {
+    const field = unique('execution');
+    const header = unique('header');
+    const first = await post('/api/executions', { organizationId, idempotencyKey: field, description: 'first' }, header);
+    expect(first.status, first.text).toBe(201);
+    const replayed = await post('/api/executions', { organizationId, idempotencyKey: field, description: 'first' }, header);
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body.id]).toEqual([201, 'true', first.body.id]);
+    // A new header key: the handler runs, and the field answers the earlier execution with 200 (stored for that key).
+    const otherHeader = unique('header');
+    const earlier = await post('/api/executions', { organizationId, idempotencyKey: field, description: 'second' }, otherHeader);
+    expect([earlier.status, earlier.headers.get('idempotent-replayed'), earlier.body.id]).toEqual([200, null, first.body.id]);
+    expect(await keyRows(member.id, otherHeader)).toEqual([expect.objectContaining({ state: 'done', status: 200 })]);
+    const [{ n }] = await sql<{ n: number }>('select count(*)::int as n from execution where idempotency_key = ?', [field]);
+    expect(n).toBe(1);
+  });
+
   it('stores nothing for a 5xx answer (the retry runs), and replays a 4xx one with its content type without calling again', async () => {
     const bridge = (
       await post(
