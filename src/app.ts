@@ -12,6 +12,7 @@ import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler } from './http/health';
+import { requestId } from './http/request-id';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
 import { operations } from './model/operations';
 import { resources } from './model/registry';
@@ -79,7 +80,7 @@ export interface App {
 }
 
 /**
- * The HTTP application, in order: identification and rate limiting (every answer carries the
+ * The HTTP application, in order: the request id (every answer carries `X-Request-Id`); identification and rate limiting (every answer carries the
  * rate-limit headers); health and the browser explorers (public); the account callback; then only
  * recognised callers: OpenAPI, REST under /api and GraphQL.
  */
@@ -110,6 +111,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  app.use(requestId);
   app.use(accessLog);
   app.use(authenticator.identify);
   app.use(rateLimit(limits, (req) => identityOf(req).rateKey));
