@@ -11,7 +11,7 @@ import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
-import { healthHandler } from './http/health';
+import { healthHandler, livenessHandler } from './http/health';
 import { requestId } from './http/request-id';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
 import { operations } from './model/operations';
@@ -115,7 +115,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(accessLog);
   app.use(authenticator.identify);
   app.use(rateLimit(limits, (req) => identityOf(req).rateKey));
-  app.get('/health', healthHandler(orm));
+  app.get('/health', healthHandler(orm, limits));
+  app.get('/health/live', livenessHandler);
   app.use(explorerRouter());
   app.use(accountCallbackRouter(orm, services));
   app.use(requireCaller);

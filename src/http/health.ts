@@ -1,10 +1,39 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { Request, Response } from 'express';
+import { within } from '../model/deadline';
+import type { RateLimits } from './rate-limit';
 
-/** GET /health (no credentials): the server's and the database's state. */
-export function healthHandler(orm: MikroORM) {
+type State = 'UP' | 'DOWN';
+
+/** The answer of GET /health: `redis` only when REDIS_URL is set. */
+export interface HealthReport {
+  status: State;
+  database: State;
+  redis?: State;
+}
+
+/** A dependency that does not answer within this long is DOWN (the ORM would otherwise wait a minute for a connection). */
+const CHECK_TIMEOUT_MS = 2_000;
+
+function state(up: boolean): State {
+  return up ? 'UP' : 'DOWN';
+}
+
+/**
+ * GET /health (no credentials): the database's state (`select 1`) and, when REDIS_URL is set, Redis's
+ * (PING). `status` is the database's: without it nothing can be answered, so DOWN answers 503 and a
+ * load balancer stops sending requests here. Without Redis the server keeps answering, counting rate
+ * limits in the process, so Redis DOWN is reported but leaves `status` UP.
+ */
+export function healthHandler(orm: MikroORM, limits: RateLimits) {
   return async (_req: Request, res: Response): Promise<void> => {
-    const database = await orm.isConnected().catch(() => false);
-    res.status(database ? 200 : 503).json({ status: database ? 'UP' : 'DOWN', database: database ? 'UP' : 'DOWN' });
+    const [database, redis] = await Promise.all([within(orm.isConnected(), CHECK_TIMEOUT_MS, false), limits.redisReachable(CHECK_TIMEOUT_MS)]);
+    const report: HealthReport = { status: state(database), database: state(database), ...(redis === undefined ? {} : { redis: state(redis) }) };
+    res.status(database ? 200 : 503).set('Cache-Control', 'no-store').json(report);
   };
+}
+
+/** GET /health/live (no credentials): the process answers; no dependency is asked. */
+export function livenessHandler(_req: Request, res: Response): void {
+  res.set('Cache-Control', 'no-store').json({ status: 'UP' });
 }

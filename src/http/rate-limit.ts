@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { NextFunction, Request, Response } from 'express';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { RateLimitedError } from '../errors/api-error';
+import { within } from '../model/deadline';
 import { logger } from './logger';
 
 export interface RateLimitSettings {
@@ -57,6 +58,16 @@ export class RateLimits {
       reset: Math.ceil((Date.now() + minute.result.msBeforeNext) / 1000),
       retryAfter: Math.max(1, Math.ceil(Math.max(0, ...refused.map((r) => r.result.msBeforeNext)) / 1000)),
     };
+  }
+
+  /** Whether the shared counters' Redis answers a PING within `timeoutMs`; undefined without REDIS_URL. */
+  async redisReachable(timeoutMs: number): Promise<boolean | undefined> {
+    if (!this.redis) return undefined;
+    const pinged = this.redis.ping().then(
+      (answer) => answer === 'PONG',
+      () => false,
+    );
+    return within(pinged, timeoutMs, false);
   }
 
   async close(): Promise<void> {
