@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
-import { Authenticator, identityOf, requireCaller } from './auth/authenticate';
+import { Authenticator, identityOf, requireCaller, requirePlatformAdmin } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
@@ -12,7 +12,9 @@ import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler, livenessHandler } from './http/health';
+import { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
+import { labelRoute } from './http/route-label';
 import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
 import { operations } from './model/operations';
 import { resources } from './model/registry';
@@ -24,7 +26,8 @@ import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { operationRouter } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { listen } from './database/listener';
-import { JobWorker, migrateJobQueue } from './jobs/job-queue';
+import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
+import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool } from './database/read-pool';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
 import { AnalyticsEmbedSigner } from './services/analytics-embed';
@@ -55,6 +58,8 @@ export interface AppOptions {
   egress?: EgressSettings;
   /** The aiGateway block of CONFIG_FILE; absent, no provider is configured (chat completions answer 503). */
   aiGateway?: AiGatewayConfig;
+  /** METRICS_PUBLIC: GET /metrics without credentials; absent or false, platform administrators only. */
+  metricsPublic?: boolean;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -70,6 +75,7 @@ export function appOptions(config: AppConfig): AppOptions {
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
     egress: { privateHostAllowlist: config.bridgeEgressPrivateHostAllowlist },
     aiGateway: config.aiGateway,
+    metricsPublic: config.metricsPublic,
   };
 }
 
@@ -80,9 +86,10 @@ export interface App {
 }
 
 /**
- * The HTTP application, in order: the request id (every answer carries `X-Request-Id`); identification and rate limiting (every answer carries the
- * rate-limit headers); health and the browser explorers (public); the account callback; then only
- * recognised callers: OpenAPI, REST under /api and GraphQL.
+ * The HTTP application, in order: the request id and metrics (every answer is counted and carries
+ * `X-Request-Id`); identification and rate limiting (every answer carries the rate-limit headers);
+ * metrics (public with METRICS_PUBLIC, else administrators), health and the browser explorers (public);
+ * the account callback; then only recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const databaseUrl = orm.config.get('clientUrl')!;
@@ -107,16 +114,20 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const limits = RateLimits.create(options.rateLimits);
   const graphql = await graphqlHandler(resources);
   const openApi = buildOpenApiDocument(resources);
+  const metrics = new Metrics({ pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() }, jobs: () => countJobs(reads) });
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
   app.use(requestId);
+  app.use(metrics.observe);
   app.use(accessLog);
   app.use(authenticator.identify);
-  app.use(rateLimit(limits, (req) => identityOf(req).rateKey));
+  app.use(rateLimit(limits, (req) => identityOf(req).rateKey, metrics.rateLimitRefused));
+  app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
   app.get('/health', healthHandler(orm, limits));
   app.get('/health/live', livenessHandler);
+  app.use('/swagger-ui', labelRoute('/swagger-ui/*'));
   app.use(explorerRouter());
   app.use(accountCallbackRouter(orm, services));
   app.use(requireCaller);
@@ -130,7 +141,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(aiGatewayRouter());
   app.use(operationRouter(operations, resources));
   for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
-  app.use('/graphql', ...graphql.handler);
+  app.use('/graphql', labelRoute('/graphql'), ...graphql.handler);
   app.use(notFoundHandler);
   app.use(errorHandler);
 

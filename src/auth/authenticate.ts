@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
 import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
-import { UnauthenticatedError } from '../errors/api-error';
+import { ForbiddenError, UnauthenticatedError } from '../errors/api-error';
 import { RequestContext, type Actor, type Credential } from '../services/context';
 import type { Services } from '../services/services';
 import { hashApiKey } from './api-keys';
@@ -163,4 +163,10 @@ export function requireCaller(req: Request, _res: Response, next: NextFunction):
   const identity = identityOf(req);
   if (identity.context) return next();
   next(new UnauthenticatedError(identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required: send an API key in the x-api-key header, or a bearer token'));
+}
+
+/** 403 for a recognised caller who is not a platform administrator (place after `requireCaller`). */
+export function requirePlatformAdmin(req: Request, _res: Response, next: NextFunction): void {
+  if (identityOf(req).context?.isAdmin) return next();
+  next(new ForbiddenError('only platform administrators may read this'));
 }

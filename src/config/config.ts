@@ -35,6 +35,8 @@ export interface AppConfig {
   bridgeEgressPrivateHostAllowlist: string[];
   /** The `aiGateway` block of CONFIG_FILE: the providers of the model catalogue. */
   aiGateway: AiGatewayConfig;
+  /** METRICS_PUBLIC: GET /metrics answers without credentials (else platform administrators only). */
+  metricsPublic: boolean;
 }
 
 function positiveInteger(name: string, fallback: number): number {
@@ -51,6 +53,14 @@ function integerBetween(name: string, fallback: number, min: number, max: number
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   return value;
+}
+
+/** `1`/`true` on, `0`/`false`/unset off; anything else is a mistake, not a setting. */
+function flag(name: string): boolean {
+  const raw = (process.env[name] ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new Error(`${name} must be 1 or 0 (true or false), got "${process.env[name]}"`);
 }
 
 export function loadConfig(): AppConfig {
@@ -71,5 +81,6 @@ export function loadConfig(): AppConfig {
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
     bridgeEgressPrivateHostAllowlist: parseHostAllowlist(process.env.BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST),
     aiGateway: readAiGatewayConfig(file.aiGateway),
+    metricsPublic: flag('METRICS_PUBLIC'),
   };
 }

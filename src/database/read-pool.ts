@@ -1,4 +1,5 @@
 import pg from 'pg';
+import type { PoolUsage } from './pool-usage';
 import { countStatement } from './query-counter';
 
 /** A prepared statement: parsed and planned once per connection, then only executed. */
@@ -61,6 +62,11 @@ export class ReadPool {
     }
     const result = await this.pool.query({ name, text, values });
     return result.rows as R[];
+  }
+
+  /** Connections lent out now (opened and not idle), and queries waiting for one. */
+  usage(): PoolUsage {
+    return { inUse: this.pool.totalCount - this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   close(): Promise<void> {

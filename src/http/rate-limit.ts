@@ -104,8 +104,11 @@ function connectRedis(url: string): Redis {
   return redis;
 }
 
-/** Counts the request against its caller's budget; answers 429 past it. Headers go on every answer. */
-export function rateLimit(limits: RateLimits, keyOf: (req: Request) => string) {
+/**
+ * Counts the request against its caller's budget; answers 429 past it (and calls `onRefusal`). Headers
+ * go on every answer.
+ */
+export function rateLimit(limits: RateLimits, keyOf: (req: Request) => string, onRefusal: () => void = () => undefined) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const decision = await limits.consume(keyOf(req));
     res.setHeader('X-RateLimit-Limit', String(decision.limit));
@@ -113,6 +116,7 @@ export function rateLimit(limits: RateLimits, keyOf: (req: Request) => string) {
     res.setHeader('X-RateLimit-Reset', String(decision.reset));
     if (decision.allowed) return next();
     res.setHeader('Retry-After', String(decision.retryAfter));
+    onRefusal();
     next(new RateLimitedError(`rate limit exceeded: at most ${decision.limit} requests per minute and the burst limit per second; retry after ${decision.retryAfter} s`));
   };
 }

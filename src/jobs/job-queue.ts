@@ -46,6 +46,27 @@ export async function enqueueJob(em: EntityManager, name: string, payload: objec
   await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS]);
 }
 
+/** The jobs of the queue by state, read when asked (the `job_queue_depth` metric). */
+export interface JobCounts {
+  /** Not taken by a worker, with attempts left (retries scheduled for later included). */
+  waiting: number;
+  /** Taken by a worker. */
+  running: number;
+  /** Not taken and without attempts left: kept by the queue, never run again. */
+  failed: number;
+}
+
+const COUNT_JOBS = `select count(*) filter (where locked_at is null and attempts < max_attempts)::int as waiting,
+                          count(*) filter (where locked_at is not null)::int as running,
+                          count(*) filter (where locked_at is null and attempts >= max_attempts)::int as failed
+                     from ${JOB_SCHEMA}._private_jobs`;
+
+/** Counts the queue's jobs with `database` (the read pool). */
+export async function countJobs(database: { run<R>(text: string, values: unknown[]): Promise<R[]> }): Promise<JobCounts> {
+  const [counts] = await database.run<JobCounts>(COUNT_JOBS, []);
+  return counts;
+}
+
 /** A condition of a job: a query whose parameters are `$1`, `$2` ..., named by `key` (it is prepared once). */
 export interface JobCondition {
   key: string;

@@ -1,0 +1,124 @@
+import type { NextFunction, Request, Response } from 'express';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PoolUsage } from '../database/pool-usage';
+import type { JobCounts } from '../jobs/job-queue';
+import { logger } from './logger';
+import { routeTemplateOf, trackRouteTemplate } from './route-label';
+
+/** What the gauges read at scrape time. */
+export interface MetricSources {
+  /** Database connection pools by name (`orm`, `read`). */
+  pools: Record<string, () => PoolUsage>;
+  /** The job queue's jobs by state. */
+  jobs: () => Promise<JobCounts>;
+}
+
+type HttpLabel = 'method' | 'route' | 'status';
+
+/** The `status` label of an answer the client did not wait for (nginx's code for it). */
+const CLIENT_CLOSED_REQUEST = '499';
+
+/** Seconds; the hot reads answer in about a millisecond, so the low buckets are finer than prom-client's. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Node's process metrics (CPU, memory, event loop, GC), registered once per process whatever the number of apps. */
+let processRegistry: Registry | undefined;
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** The metrics of one application, served at GET /metrics in Prometheus's text format. */
+export class Metrics {
+  private readonly registry = new Registry();
+  private readonly requests = new Counter<HttpLabel>({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [this.registry],
+  });
+  private readonly latency = new Histogram<HttpLabel>({
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving a request to the end of its answer, by method, route template and status',
+    labelNames: ['method', 'route', 'status'],
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly refusals = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: 'Requests refused with 429 by the rate limits',
+    registers: [this.registry],
+  });
+
+  constructor(sources: MetricSources) {
+    this.poolGauges(sources.pools);
+    this.jobGauge(sources.jobs);
+  }
+
+  /** Middleware: counts and times every request by method, route template and status. */
+  observe = (req: Request, res: Response, next: NextFunction): void => {
+    const started = process.hrtime.bigint();
+    trackRouteTemplate(req);
+    res.once('close', () => {
+      const labels = { method: req.method, route: routeTemplateOf(req), status: res.writableFinished ? String(res.statusCode) : CLIENT_CLOSED_REQUEST };
+      this.requests.inc(labels);
+      this.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    next();
+  };
+
+  /** Counts one request refused by the rate limits. */
+  rateLimitRefused = (): void => {
+    this.refusals.inc();
+  };
+
+  readonly contentType = Registry.PROMETHEUS_CONTENT_TYPE;
+
+  /** GET /metrics: the exposition text, never cached. */
+  serve = async (_req: Request, res: Response): Promise<void> => {
+    const text = await this.text();
+    res.set('Content-Type', this.contentType).set('Cache-Control', 'no-store').send(text);
+  };
+
+  /** The exposition text: the process metrics, then the application's. */
+  text(): Promise<string> {
+    return Registry.merge([processMetrics(), this.registry]).metrics();
+  }
+
+  private poolGauges(pools: MetricSources['pools']): void {
+    const gauge = (name: string, help: string, read: (usage: PoolUsage) => number) => {
+      const metric: Gauge<'pool'> = new Gauge<'pool'>({
+        name,
+        help,
+        labelNames: ['pool'],
+        registers: [this.registry],
+        collect: () => {
+          for (const [pool, usageOf] of Object.entries(pools)) metric.set({ pool }, read(usageOf()));
+        },
+      });
+    };
+    gauge('db_pool_connections_in_use', 'Database connections lent out, by pool', (usage) => usage.inUse);
+    gauge('db_pool_connections_waiting', 'Queries waiting for a database connection, by pool', (usage) => usage.waiting);
+  }
+
+  private jobGauge(jobs: MetricSources['jobs']): void {
+    const depth: Gauge<'state'> = new Gauge<'state'>({
+      name: 'job_queue_depth',
+      help: 'Jobs in the job queue, by state: waiting (retries included), running, failed (no attempt left); absent when the database cannot be read',
+      labelNames: ['state'],
+      registers: [this.registry],
+      collect: async () => {
+        depth.reset();
+        try {
+          for (const [state, count] of Object.entries(await jobs())) depth.set({ state }, count);
+        } catch (error) {
+          logger.warn({ err: error }, 'metrics: could not count the jobs of the queue');
+        }
+      },
+    });
+  }
+}
