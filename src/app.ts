@@ -82,6 +82,9 @@ export function appOptions(config: AppConfig): AppOptions {
 export interface App {
   app: Express;
   services: Services;
+  /** Takes no new job; running jobs finish within `graceMs` or go back to the queue (see JobWorker.stop). */
+  stopJobs(graceMs: number): Promise<void>;
+  /** Stops the jobs (if `stopJobs` has not) and releases everything but the ORM. */
   close(): Promise<void>;
 }
 
@@ -148,6 +151,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   return {
     app,
     services,
+    stopJobs: async (graceMs) => worker?.stop(graceMs),
     close: async () => {
       await worker?.stop();
       await graphql.stop();

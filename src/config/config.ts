@@ -37,7 +37,12 @@ export interface AppConfig {
   aiGateway: AiGatewayConfig;
   /** METRICS_PUBLIC: GET /metrics answers without credentials (else platform administrators only). */
   metricsPublic: boolean;
+  /** SHUTDOWN_GRACE_SECONDS: how long requests and jobs in flight may take to end after SIGTERM/SIGINT. */
+  shutdownGraceSeconds: number;
 }
+
+/** Longest shutdown grace accepted: orchestrators kill a process that takes longer than a few minutes anyway. */
+const MAX_SHUTDOWN_GRACE_SECONDS = 600;
 
 function positiveInteger(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -82,5 +87,6 @@ export function loadConfig(): AppConfig {
     bridgeEgressPrivateHostAllowlist: parseHostAllowlist(process.env.BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST),
     aiGateway: readAiGatewayConfig(file.aiGateway),
     metricsPublic: flag('METRICS_PUBLIC'),
+    shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
   };
 }

@@ -64,8 +64,13 @@ export class EgressGuard {
     if (isAddressLiteral(host)) this.assertAddress(host, host);
   }
 
+  /**
+   * Ends every connection to upstreams, failing the calls still waiting on one: the application closes
+   * last, when no request or job is left to wait for them (a call cut off by the end of the shutdown
+   * grace period would otherwise hold the process for up to the call timeout).
+   */
   close(): Promise<void> {
-    return this.dispatcher.close();
+    return this.dispatcher.destroy();
   }
 
   /** The addresses of `hostname`, each one checked; the socket connects to one of these and no other. */

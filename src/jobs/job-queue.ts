@@ -1,8 +1,9 @@
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Logger, LogLevel, Runner, TaskList, WorkerEvents } from 'graphile-worker' with { 'resolution-mode': 'import' };
+import type { Logger, LogLevel, Runner, TaskList, WorkerEvents, WorkerPool } from 'graphile-worker' with { 'resolution-mode': 'import' };
 import pg from 'pg';
 import { runOnConnection } from '../database/prepared-in-transaction';
+import { within } from '../model/deadline';
 import { shiftParameters, type FollowingStatement } from '../database/row-writes';
 import { logger } from '../http/logger';
 
@@ -97,10 +98,42 @@ const LIVENESS_LOCK_CLASS = 0x6a6f6273; // 'jobs'
 const LOCK_GRACE_SECONDS = 3;
 const REAP_INTERVAL_MS = 5_000;
 
+/** How long `JobWorker.stop` waits for running jobs unless told otherwise. */
+const DEFAULT_STOP_GRACE_MS = 10_000;
+
+/**
+ * graphile-worker's graceful stop (no new job, no cron, running jobs finish), made forceful when running
+ * jobs outlast `graceMs`: their jobs are failed (an attempt spent, retried after a backoff of seconds by
+ * any process) and true is returned. Their code is not stopped: the caller closes what it writes with
+ * before anyone could run them again.
+ */
+async function finishOrHandBack(runner: Runner, pool: WorkerPool | undefined, graceMs: number): Promise<boolean> {
+  let forced = false;
+  // Once forced, the graceful stop reports the jobs cut off as an error: expected then.
+  const stopped = runner.stop('the server is shutting down').then(
+    () => true,
+    (error: unknown) => (forced ? logger.debug({ err: error }, 'job workers stopped by force') : logger.error({ err: error }, 'the job workers did not stop cleanly')),
+  );
+  if (await within(stopped, graceMs, false)) return false;
+  forced = true;
+  logger.warn({ graceMs }, 'jobs still running at the end of the shutdown grace period are handed back to the queue');
+  try {
+    // runner.kill() does nothing once a graceful stop has begun; the pool itself can still be forced.
+    if (!pool) throw new Error('the worker pool was never announced');
+    const { forceFailedJobs } = await pool.forcefulShutdown('the server shut down while the job ran');
+    logger.warn({ jobs: forceFailedJobs.map((job) => job.id) }, 'jobs handed back to the queue');
+  } catch (error) {
+    logger.error({ err: error }, 'could not hand running jobs back; they return to the queue when this process has exited');
+  }
+  return true;
+}
+
 export class JobWorker {
   private readonly ownWorkers = new Set<string>();
   private reaper?: NodeJS.Timeout;
   private runner?: Runner;
+  /** The runner's pool of workers (from its `pool:create` event): what a forceful shutdown needs. */
+  private workers?: WorkerPool;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -118,6 +151,7 @@ export class JobWorker {
     const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2 }), liveness);
     const events: WorkerEvents = new EventEmitter();
     events.on('worker:create', ({ worker: created }) => worker.holdLiveness(created.workerId));
+    events.on('pool:create', ({ workerPool }) => (worker.workers = workerPool));
     const connectionFailed = (error: Error) => logger.error({ err: error }, 'job queue connection failed');
     worker.pool.on('error', connectionFailed);
     worker.pool.on('connect', (client) => client.on('error', connectionFailed));
@@ -139,12 +173,25 @@ export class JobWorker {
     return worker;
   }
 
-  /** Lets running jobs finish, then releases the connections. */
-  async stop(): Promise<void> {
+  private stopping?: Promise<void>;
+
+  /**
+   * Takes no new job and lets running jobs finish for up to `graceMs`; the jobs still running then are
+   * handed back to the queue (as a failed attempt, retried later by any process). Then releases the
+   * connections. Calling it again waits for the first call.
+   */
+  stop(graceMs = DEFAULT_STOP_GRACE_MS): Promise<void> {
+    this.stopping ??= this.shutDown(graceMs);
+    return this.stopping;
+  }
+
+  private async shutDown(graceMs: number): Promise<void> {
     clearInterval(this.reaper);
-    await this.runner?.stop();
+    const handedBack = this.runner ? await finishOrHandBack(this.runner, this.workers, graceMs) : false;
     await this.liveness.end().catch(() => undefined);
-    await this.pool.end();
+    // The code of a job handed back runs on until the process exits, and its worker then reports the job's
+    // end on this pool (changing nothing: the job is no longer its own), so the pool stays open.
+    if (!handedBack) await this.pool.end();
   }
 
   /** The liveness connection's statements, one after the other (a client runs one at a time). */
