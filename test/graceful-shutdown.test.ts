@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateApiKey } from '../src/auth/api-keys';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { createOrganization, createProject } from './support/fixtures';
+import { startServerProcess, until, type ServerProcess } from './support/server-process';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
@@ -88,61 +89,20 @@ async function created(path: string, body: Row): Promise<Row> {
   return answer.body;
 }
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** A server process from the build, with how and when it ended. */
-interface ServerProcess {
-  port: number;
-  output(): string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-  child: ChildProcess;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
+/** The built server on this suite's database, the test's requests exempt from rate limits in practice. */
 async function startProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const port = await freePort();
-  let output = '';
-  const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      DATABASE_URL: databaseUrl,
-      PORT: String(port),
-      BOOTSTRAP_API_KEY: adminKey,
-      BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      // The test's own requests come from one address in bursts: rate limits are not what it is about.
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      RATE_LIMIT_BURST_PER_SECOND: '1000000',
-      NODE_ENV: 'test',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startServerProcess({
+    DATABASE_URL: databaseUrl,
+    BOOTSTRAP_API_KEY: adminKey,
+    BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    // The test's own requests come from one address in bursts: rate limits are not what it is about.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_BURST_PER_SECOND: '1000000',
+    ...env,
   });
-  children.push(child);
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal, at: Date.now() })),
-  );
-  await until(`the server process to listen:\n${output}`, async () => {
-    if (child.exitCode !== null) throw new Error(`the server process exited with ${child.exitCode}:\n${output}`);
-    return (await fetch(`http://127.0.0.1:${port}/health/live`).catch(() => undefined))?.ok === true;
-  }, 60_000);
-  return { port, output: () => output, exited, child };
+  children.push(server.child);
+  return server;
 }
 
 interface Answer {
