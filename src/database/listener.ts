@@ -8,10 +8,11 @@ export interface Listener {
 }
 
 /**
- * LISTENs on `channel` over a connection of its own and calls `onNotify` for every notification, and
- * again after a reconnection (notifications sent while it was away are lost). Reconnects until closed.
+ * LISTENs on `channel` (or on several, heard in commit order) over a connection of its own and calls
+ * `onNotify` for every notification with its payload and channel, and without them once it listens, at
+ * first and after a reconnection (notifications sent while it was away are lost). Reconnects until closed.
  */
-export function listen(url: string, channel: string, onNotify: () => void): Listener {
+export function listen(url: string, channel: string | readonly string[], onNotify: (payload?: string, channel?: string) => void): Listener {
   let client: pg.Client | undefined;
   let closed = false;
   let retry: NodeJS.Timeout | undefined;
@@ -19,12 +20,12 @@ export function listen(url: string, channel: string, onNotify: () => void): List
   const connect = async (): Promise<void> => {
     const next = new pg.Client({ connectionString: url });
     client = next;
-    next.on('notification', onNotify);
+    next.on('notification', (message) => onNotify(message.payload ?? '', message.channel));
     next.on('error', (error) => logger.warn({ err: error, channel }, 'notification listener lost its connection; reconnecting'));
     next.on('end', schedule);
     try {
       await next.connect();
-      await next.query(`listen "${channel}"`);
+      for (const name of typeof channel === 'string' ? [channel] : channel) await next.query(`listen "${name}"`);
       onNotify();
     } catch (error) {
       logger.warn({ err: error, channel }, 'notification listener could not connect; retrying');
