@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import { timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
 import { ForbiddenError, UnauthenticatedError } from '../errors/api-error';
 import { RequestContext, type Actor, type Credential } from '../services/context';
@@ -46,14 +47,18 @@ export class Authenticator {
 
   /** Middleware: attaches the request's identity; never refuses (see `requireCaller`). */
   identify = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    (req as Request & { identity: Identity }).identity = await this.resolve(req);
+    (req as Request & { identity: Identity }).identity = await this.resolve(req.headers, req.ip ?? req.socket.remoteAddress);
     next();
   };
 
-  private async resolve(req: Request): Promise<Identity> {
+  /**
+   * What the credentials among `headers` prove, with a unit of work of its own: a request's headers, or
+   * a WebSocket's connection parameters (the same names). `address` names an anonymous caller.
+   */
+  async resolve(headers: IncomingHttpHeaders, address: string | undefined): Promise<Identity> {
     const em = this.orm.em.fork() as EntityManager;
-    const anonymous = `ip:${req.ip ?? req.socket.remoteAddress ?? 'unknown'}`;
-    const credentials = readCredentials(req);
+    const anonymous = `ip:${address ?? 'unknown'}`;
+    const credentials = readCredentials(headers);
     switch (credentials.kind) {
       case 'none':
         return { rateKey: anonymous };

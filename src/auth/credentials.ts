@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingHttpHeaders } from 'node:http';
 
 /** What a request presents as its credentials. */
 export type Credentials =
@@ -8,16 +8,19 @@ export type Credentials =
   | { kind: 'malformed'; reason: string }
   | { kind: 'none' };
 
-function header(req: Request, name: string): string | undefined {
-  const value = req.headers[name];
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
   return (Array.isArray(value) ? value[0] : value)?.trim() || undefined;
 }
 
-/** `x-api-key` (or its legacy alias `x-access-token`; x-api-key wins), then `Authorization: Bearer|Basic`. */
-export function readCredentials(req: Request): Credentials {
-  const key = header(req, 'x-api-key') ?? header(req, 'x-access-token');
+/**
+ * `x-api-key` (or its legacy alias `x-access-token`; x-api-key wins), then `Authorization: Bearer|Basic`,
+ * among a request's headers (or values named as headers: a WebSocket's connection parameters).
+ */
+export function readCredentials(headers: IncomingHttpHeaders): Credentials {
+  const key = header(headers, 'x-api-key') ?? header(headers, 'x-access-token');
   if (key) return { kind: 'apiKey', key };
-  const authorization = header(req, 'authorization');
+  const authorization = header(headers, 'authorization');
   if (!authorization) return { kind: 'none' };
   const [scheme, value = ''] = authorization.split(/\s+/, 2);
   switch (scheme.toLowerCase()) {
