@@ -3,6 +3,7 @@ import {
   getVariableValues,
   GraphQLError,
   Kind,
+  type DocumentNode,
   type FragmentDefinitionNode,
   type GraphQLSchema,
   type OperationDefinitionNode,
@@ -179,42 +180,51 @@ export function costLimitPlugin(schema: GraphQLSchema): ApolloServerPlugin<Graph
     async requestDidStart() {
       return {
         async didResolveOperation({ request, document, operation }) {
-          if (!operation || !variablesAreValid(schema, operation, request.variables)) return;
-          const fragments = new Map<string, FragmentDefinitionNode>();
-          for (const definition of document.definitions) {
-            if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
-          }
-          const { selections, nesting } = extentOf(operation.selectionSet, fragments);
-          if (selections > MAX_QUERY_SELECTIONS) {
-            throw refusal(
-              `query is too large to estimate its cost: ${countOf(selections)} selections with its fragments expanded, above the limit of ${MAX_QUERY_SELECTIONS}`,
-            );
-          }
-          if (nesting > MAX_SELECTION_NESTING) {
-            throw refusal(
-              `query is too large to estimate its cost: selections nest ${nesting} levels counting fragments, above the limit of ${MAX_SELECTION_NESTING}`,
-            );
-          }
-          let cost: number;
-          try {
-            cost = getComplexity({
-              schema,
-              query: document,
-              variables: request.variables,
-              // The resolved operation only (graphql's rules leave one anonymous operation at most).
-              operationName: operation.name?.value,
-              estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
-            });
-          } catch (error) {
-            // Not expected within the limits above; never a reason to run the operation unestimated.
-            logger.warn({ err: error }, 'GraphQL cost estimation failed: request refused');
-            throw refusal('query is too large to estimate its cost');
-          }
-          if (cost > MAX_QUERY_COST) {
-            throw refusal(`query is too expensive: estimated cost ${cost} is above the limit of ${MAX_QUERY_COST}; request smaller pages or fewer nested levels`);
-          }
+          if (operation) assertAffordable(schema, document, operation, request.variables);
         },
       };
     },
   };
+}
+
+/**
+ * Throws the refusal (BAD_REQUEST) of `operation` when its estimated cost is past MAX_QUERY_COST or it is
+ * too large to estimate; nothing when graphql will refuse its variables itself. Used by the cost-limit
+ * plugin of /graphql over HTTP and by subscriptions.
+ */
+export function assertAffordable(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
+  if (!variablesAreValid(schema, operation, variables)) return;
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const { selections, nesting } = extentOf(operation.selectionSet, fragments);
+  if (selections > MAX_QUERY_SELECTIONS) {
+    throw refusal(
+      `query is too large to estimate its cost: ${countOf(selections)} selections with its fragments expanded, above the limit of ${MAX_QUERY_SELECTIONS}`,
+    );
+  }
+  if (nesting > MAX_SELECTION_NESTING) {
+    throw refusal(
+      `query is too large to estimate its cost: selections nest ${nesting} levels counting fragments, above the limit of ${MAX_SELECTION_NESTING}`,
+    );
+  }
+  let cost: number;
+  try {
+    cost = getComplexity({
+      schema,
+      query: document,
+      variables,
+      // The resolved operation only (graphql's rules leave one anonymous operation at most).
+      operationName: operation.name?.value,
+      estimators: [pageEstimator, simpleEstimator({ defaultComplexity: 1 })],
+    });
+  } catch (error) {
+    // Not expected within the limits above; never a reason to run the operation unestimated.
+    logger.warn({ err: error }, 'GraphQL cost estimation failed: request refused');
+    throw refusal('query is too large to estimate its cost');
+  }
+  if (cost > MAX_QUERY_COST) {
+    throw refusal(`query is too expensive: estimated cost ${cost} is above the limit of ${MAX_QUERY_COST}; request smaller pages or fewer nested levels`);
+  }
 }
