@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/core';
 import express, { type Express } from 'express';
+import type { Server } from 'node:http';
 import { Authenticator, identityOf, requireCaller, requirePlatformAdmin } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AiGatewayConfig } from './config/ai-gateway';
@@ -7,6 +8,7 @@ import type { AnalyticsEmbedOptions } from './config/analytics-embed';
 import type { AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { EgressGuard, type EgressSettings } from './egress/egress-guard';
+import { buildGraphqlSchema } from './graphql/schema';
 import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
@@ -37,6 +39,7 @@ import { Services } from './services/services';
 import { automationJobs } from './services/automation-jobs';
 import { idempotency } from './http/idempotency';
 import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './services/idempotency';
+import { LiveUpdates } from './live/websocket-server';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
 const READ_POOL_SIZE = 10;
@@ -84,6 +87,8 @@ export interface App {
   services: Services;
   /** Takes no new job; running jobs finish within `graceMs` or go back to the queue (see JobWorker.stop). */
   stopJobs(graceMs: number): Promise<void>;
+  /** Serves GraphQL subscriptions (graphql-ws) at /graphql on the HTTP server that serves `app`. */
+  attachSubscriptions(server: Server): void;
   /** Stops the jobs (if `stopJobs` has not) and releases everything but the ORM. */
   close(): Promise<void>;
 }
@@ -118,6 +123,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const graphql = await graphqlHandler(resources);
   const openApi = buildOpenApiDocument(resources);
   const metrics = new Metrics({ pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() }, jobs: () => countJobs(reads) });
+  const live = new LiveUpdates({ databaseUrl, authenticator, limits, schema: buildGraphqlSchema(resources), accessChanged: () => services.accessCache.clear() });
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -152,7 +158,9 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     app,
     services,
     stopJobs: async (graceMs) => worker?.stop(graceMs),
+    attachSubscriptions: (server) => live.attach(server),
     close: async () => {
+      await live.close();
       await worker?.stop();
       await graphql.stop();
       await limits.close();

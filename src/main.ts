@@ -31,6 +31,7 @@ async function main(): Promise<void> {
   const server = app.app.listen(config.port, () => {
     logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);
   });
+  app.attachSubscriptions(server);
   const running: Running = { server, connections: GracefulClose.trackAnswers(server), app, orm, database, graceMs: config.shutdownGraceSeconds * 1000 };
   // A second signal during the shutdown ends the process at once (the default action).
   process.once('SIGINT', () => void shutdown(running, 'SIGINT'));

@@ -7,14 +7,15 @@ import { AiGatewayResolver } from './ai-gateway-resolver';
 import { explainEnumRefusals } from './enum-messages';
 import { operationResolver } from './operation-resolver';
 import { resourceResolver } from './resource-resolver';
+import { noPubSub, SubscriptionResolver } from './subscription-resolver';
 
 let built: GraphQLSchema | undefined;
 
 /** The GraphQL schema of all registered resources and domain operations (type-graphql's metadata is global, so it is built once). */
 export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
   if (!built) {
-    const resolvers = [AccountResolver, AiGatewayResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources))] as [Function, ...Function[]];
-    built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false });
+    const resolvers = [AccountResolver, AiGatewayResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources)), SubscriptionResolver] as [Function, ...Function[]];
+    built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: noPubSub });
     explainEnumRefusals(built);
   }
   return built;

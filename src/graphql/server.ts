@@ -11,6 +11,7 @@ import { jitGateway } from './jit-executor';
 import { nameInputValuesRule } from './enum-messages';
 import { costLimitPlugin, depthRule } from './limits';
 import { buildGraphqlSchema } from './schema';
+import { subscriptionsOverWebSocket } from './subscription-resolver';
 
 /** The /graphql endpoint: Apollo over the registered resources, with the request's context. */
 export async function graphqlHandler(resources: readonly Resource[]): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
@@ -27,7 +28,7 @@ export async function graphqlHandler(resources: readonly Resource[]): Promise<{ 
     stringifyResult: (result) => JSON.stringify(result),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema)],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), subscriptionsOverWebSocket],
   });
   await server.start();
   const middleware = expressMiddleware(server, { context: async ({ req }) => ({ ctx: contextOf(req) }) });

@@ -60,6 +60,7 @@ export async function startServer({ databaseUrl, ...options }: Partial<AppOption
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });
+  app.attachSubscriptions(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const request: TestServer['request'] = async (method, path, options = {}) => {
