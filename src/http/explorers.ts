@@ -76,7 +76,9 @@ const graphiqlPage = htmlPage(
   <script>
     const STORAGE = ${scriptLiteral(API_KEY_STORAGE_KEY)};
     const storedKey = () => (localStorage.getItem(STORAGE) || '').trim();
-    const send = GraphiQL.createFetcher({ url: '/graphql' });
+    // Subscriptions: graphql-ws at the same path; the headers a request is sent with are its connection parameters.
+    const subscriptionUrl = location.origin.replace(/^http/, 'ws') + '/graphql';
+    const send = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl });
     // The key in the Headers tab is kept for both explorers; without one there, the kept key is sent.
     const fetcher = (params, options = {}) => {
       const headers = { ...(options.headers || {}) };
