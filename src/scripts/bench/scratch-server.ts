@@ -24,6 +24,7 @@ export async function onScratchServer(name: string, work: (api: Api, orm: MikroO
   const app = await createApp(orm, appOptions(config));
   const listener: Server = app.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => listener.once('listening', resolve));
+  app.attachSubscriptions(listener);
   try {
     await work({ base: `http://127.0.0.1:${(listener.address() as AddressInfo).port}`, key: adminKey }, orm, config);
   } finally {
