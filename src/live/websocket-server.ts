@@ -87,7 +87,7 @@ export class LiveUpdates {
     this.feed = new ChangeFeed(options.databaseUrl, options.accessChanged);
   }
 
-  /** Serves subscriptions on `server` (upgrades of PATH); listens to the database from now on. */
+  /** Serves subscriptions on `server` (upgrades of PATH); the database is listened to from the first subscription on. */
   attach(server: Server): void {
     const sockets = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
     const served = useServer<Record<string, unknown> | undefined>(
@@ -109,7 +109,6 @@ export class LiveUpdates {
     };
     server.on('upgrade', onUpgrade);
     this.attached.push({ server, onUpgrade, dispose: async () => served.dispose() });
-    void this.feed.start();
   }
 
   /** Closes every connection (1001) and stops listening. */
