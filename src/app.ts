@@ -89,6 +89,8 @@ export interface App {
   stopJobs(graceMs: number): Promise<void>;
   /** Serves GraphQL subscriptions (graphql-ws) at /graphql on the HTTP server that serves `app`. */
   attachSubscriptions(server: Server): void;
+  /** Closes the subscription connections at once (1001) and takes no new one: a shutdown's first step. */
+  stopSubscriptions(): Promise<void>;
   /** Stops the jobs (if `stopJobs` has not) and releases everything but the ORM. */
   close(): Promise<void>;
 }
@@ -159,6 +161,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     services,
     stopJobs: async (graceMs) => worker?.stop(graceMs),
     attachSubscriptions: (server) => live.attach(server),
+    stopSubscriptions: () => live.disconnect(),
     close: async () => {
       await live.close();
       await worker?.stop();

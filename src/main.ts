@@ -39,8 +39,9 @@ async function main(): Promise<void> {
 }
 
 /**
- * Stops taking connections and jobs at once; the requests and jobs in flight get SHUTDOWN_GRACE_SECONDS
- * to end (then connections are closed and jobs handed back to the queue); then the ORM's pool, the
+ * Stops taking connections and jobs at once, and closes the subscription connections (their clients
+ * reconnect elsewhere); the requests and jobs in flight get SHUTDOWN_GRACE_SECONDS to end (then
+ * connections are closed and jobs handed back to the queue); then the ORM's pool, the
  * application and the embedded database are closed. The pool goes first: work cut off at the end of the
  * grace period (a job waiting on an upstream call) must not record the failure the closing application
  * would cause, since its job is retried.
@@ -49,7 +50,7 @@ async function shutdown(running: Running, signal: string): Promise<void> {
   const { server, connections, app, orm, database, graceMs } = running;
   logger.info({ signal, inFlight: connections.inFlight, graceSeconds: graceMs / 1000 }, 'shutting down');
   try {
-    const [outcome] = await Promise.all([connections.close(graceMs), app.stopJobs(graceMs)]);
+    const [outcome] = await Promise.all([connections.close(graceMs), app.stopJobs(graceMs), app.stopSubscriptions()]);
     if (outcome === 'forced') logger.warn({ graceSeconds: graceMs / 1000 }, 'requests still running at the end of the grace period were cut off');
     await orm.close();
     await app.close();

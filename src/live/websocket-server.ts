@@ -111,12 +111,21 @@ export class LiveUpdates {
     this.attached.push({ server, onUpgrade, dispose: async () => served.dispose() });
   }
 
-  /** Closes every connection (1001) and stops listening. */
-  async close(): Promise<void> {
+  /**
+   * Closes every connection (1001 Going away: their clients reconnect, to another process) and takes no
+   * new one. A shutdown calls it at once: an HTTP server's close waits for every socket, and a
+   * subscription's never ends by itself.
+   */
+  async disconnect(): Promise<void> {
     for (const { server, onUpgrade, dispose } of this.attached.splice(0)) {
       server.off('upgrade', onUpgrade);
       await dispose();
     }
+  }
+
+  /** Disconnects (see `disconnect`) and stops listening. */
+  async close(): Promise<void> {
+    await this.disconnect();
     await this.feed.close();
   }
 
