@@ -1,10 +1,15 @@
 import type { FormattedExecutionResult } from 'graphql';
 import { createClient, type Client } from 'graphql-ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
+import { generateApiKey } from '../src/auth/api-keys';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
+import { startServerProcess } from './support/server-process';
 
 /**
  * Live updates: GraphQL subscriptions over graphql-ws at /graphql, fed by PostgreSQL notifications
@@ -56,7 +61,7 @@ interface Connection {
 }
 
 /** A graphql-ws client of `server` with these connection parameters (connected at once, never retrying). */
-function connect(server: TestServer, connectionParams: Record<string, unknown>): Connection {
+function connect(server: { url: string }, connectionParams: Record<string, unknown>): Connection {
   let onClosed!: (event: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((resolve) => (onClosed = resolve));
   const client = createClient({
@@ -362,4 +367,30 @@ describe('the protocol', () => {
     const project = await createProject(writer, organizationId, {}, member.key);
     await liveTaskSubscription(connection, project.id, writer, member.key);
   });
+});
+
+describe('shutdown', () => {
+  it('closes the subscription connections at once on SIGTERM (1001), and the process exits 0 without waiting for them', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'platform-live-'));
+    try {
+      // The built server on the run's database, running no job (the other suites' jobs are not its to take).
+      const process = await startServerProcess({
+        DATABASE_URL: inject('databaseUrl'),
+        BOOTSTRAP_API_KEY: generateApiKey(),
+        DATA_DIR: dataDir,
+        WORKER_CONCURRENCY: '0',
+        SHUTDOWN_GRACE_SECONDS: '30',
+      });
+      const project = await createProject(writer, organizationId, {}, member.key);
+      const connection = connect(process, { 'x-api-key': member.key });
+      await liveTaskSubscription(connection, project.id, writer, member.key);
+      const stopped = Date.now();
+      const exit = await process.stop();
+      expect(exit.code, process.output()).toBe(0);
+      expect(exit.at - stopped).toBeLessThan(15_000);
+      expect((await connection.closed).code).toBe(1001);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
