@@ -18,6 +18,8 @@ export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
 export async function bootstrapAdministrator(orm: MikroORM, configuredKey: string | undefined): Promise<void> {
   const system = new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, new Services(resources));
   await system.transaction(async (tx) => {
+    // Servers starting at once on one database take turns: the later one finds the administrator made.
+    await tx.em.getConnection().execute(`select pg_advisory_xact_lock(hashtext('platform-bootstrap-administrator'))`, [], 'all', tx.em.getTransactionContext());
     if (!configuredKey && (await tx.em.count(PlatformUser, {})) > 0) return;
     const admin = await ensureAdministrator(tx);
     const key = configuredKey ?? generateApiKey();

@@ -2,6 +2,7 @@ import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
+import pg from 'pg';
 import { resources } from '../model/registry';
 import { IdempotencyKey } from '../entities/idempotency-key';
 import { projectRoot } from './project-root';
@@ -39,10 +40,21 @@ export function ormOptions(clientUrl: string): Options {
   });
 }
 
-/** Connects and applies pending migrations. */
+/**
+ * Connects and applies pending migrations. Processes starting at once on one database take turns (a
+ * session advisory lock on a connection of its own): the first migrates, the others find it done.
+ */
 export async function openDatabase(clientUrl: string): Promise<MikroORM<PostgreSqlDriver>> {
   const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
-  const applied = await orm.getMigrator().up();
-  if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+  const turn = new pg.Client({ connectionString: clientUrl });
+  await turn.connect();
+  try {
+    await turn.query(`select pg_advisory_lock(hashtext('platform-migrations'))`);
+    const applied = await orm.getMigrator().up();
+    if (applied.length) logger.info({ migrations: applied.map((m) => m.name) }, 'applied migrations');
+  } finally {
+    // Ending the session releases its lock.
+    await turn.end();
+  }
   return orm;
 }
