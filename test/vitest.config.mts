@@ -17,5 +17,7 @@ export default defineConfig({
     hookTimeout: 60_000,
     env: { NODE_ENV: 'test' },
     pool: 'forks',
+    // The reliability suite's figures (cases, refusals by status, writes acknowledged and lost), after the usual report.
+    reporters: ['default', './test/reliability/summary-reporter.ts'],
   },
 });

@@ -63,20 +63,7 @@ export async function startServer({ databaseUrl, ...options }: Partial<AppOption
   app.attachSubscriptions(server);
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const request: TestServer['request'] = async (method, path, options = {}) => {
-    const key = options.key === undefined ? adminKey : options.key;
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...options.headers };
-    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
-    const response = await fetch(`${url}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = undefined;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: response.status, body: parsed as any, headers: response.headers, text };
-  };
+  const request = requester(url, adminKey);
 
   return {
     url,
@@ -118,6 +105,24 @@ export async function startServer({ databaseUrl, ...options }: Partial<AppOption
       await app.close();
       await orm.close();
     },
+  };
+}
+
+/** JSON requests to the server at `url`, as `defaultKey` unless a request names another key (or null: none). */
+export function requester(url: string, defaultKey: string): TestServer['request'] {
+  return async (method, path, options = {}) => {
+    const key = options.key === undefined ? defaultKey : options.key;
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...options.headers };
+    const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, body: parsed as any, headers: response.headers, text };
   };
 }
 
