@@ -10,6 +10,9 @@ import { DateTimeScalar, JSONScalar } from './scalars';
  */
 export type FieldKind = 'id' | 'string' | 'boolean' | 'int' | 'number' | 'dateTime' | 'json' | 'enum' | 'stringArray' | 'reference';
 
+/** The values an `int` field holds (a PostgreSQL integer column). */
+export const INT32 = { min: -2147483648, max: 2147483647 } as const;
+
 /** Which request bodies may write the field: both, only the create body, or none (server-owned). */
 export type Writable = 'always' | 'create' | 'never';
 

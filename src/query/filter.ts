@@ -3,7 +3,7 @@ import { parse } from '@rsql/parser';
 import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
 import { BadRequestError } from '../errors/api-error';
 import { parseDateTime } from '../model/date-time';
-import { inverseFiltersOf, type FieldMeta, type InverseLink } from '../model/fields';
+import { INT32, inverseFiltersOf, type FieldMeta, type InverseLink } from '../model/fields';
 import { unstorableText } from '../model/text';
 import { isUuid } from '../model/uuid';
 import { nest, resolveFieldPath, type ResolvedPath } from './field-path';
@@ -155,6 +155,8 @@ function coerce(field: FieldMeta, value: string, path: string): unknown {
     case 'number': {
       const number = Number(value);
       if (value.trim() === '' || !Number.isFinite(number) || (field.kind === 'int' && !Number.isInteger(number))) throw invalid('a number');
+      // The column cannot hold it: PostgreSQL would fail the statement rather than compare.
+      if (field.kind === 'int' && (number < INT32.min || number > INT32.max)) throw invalid('a 32-bit integer');
       return number;
     }
     case 'dateTime': {

@@ -1,5 +1,5 @@
 import { BadRequestError, type FieldIssue } from '../errors/api-error';
-import { implicitDefault, type FieldMeta } from '../model/fields';
+import { implicitDefault, INT32, type FieldMeta } from '../model/fields';
 import { parseDateTime } from '../model/date-time';
 import type { Resource } from '../model/resource';
 import { unstorableText, unstorableTextIn } from '../model/text';
@@ -15,8 +15,6 @@ export interface ParsedInput {
   /** The optimistic-locking token of an update body, when it carried a non-null one. */
   changeSequence?: number;
 }
-
-const INT32 = { min: -2147483648, max: 2147483647 };
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -1,0 +1,32 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createProject, createTask } from '../support/fixtures';
+import { startServer, type TestServer } from '../support/server';
+import { expectErrorBody } from './support/answers';
+
+/** The defects the reliability suite found, each pinned by the request that showed it. */
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(() => server?.close());
+
+describe('a filter comparing an integer field with a number no integer column holds', () => {
+  it('is 400 naming the filter over REST and GraphQL (it was a 500: PostgreSQL failed the statement)', async () => {
+    const project = await createProject(server, (await createOrganization(server)).id);
+    await createTask(server, project.id, { priority: 3 });
+    for (const filter of ['changeSequence=="2147483648"', 'priority>99999999999', 'priority<-2147483649', 'priority=in=(1,1e20)', 'project.changeSequence!=4294967296']) {
+      const answer = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(filter)}`);
+      expectErrorBody(answer, filter);
+      expect(answer.body.details, filter).toEqual([{ field: 'filter', message: expect.stringMatching(/expects a 32-bit integer/) }]);
+      const gql = await server.graphql('query($f: String) { tasks(filter: $f) { totalElements } }', { f: filter });
+      expect(gql.body.errors?.[0]?.extensions, `${filter}: ${gql.text}`).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
+    }
+    // The edges of the range are still compared.
+    const edges = `projectId==${project.id};priority>=-2147483648;priority<=2147483647`;
+    const listed = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(edges)}`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.totalElements).toBe(1);
+  });
+});
