@@ -17,7 +17,9 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
   const executor: GatewayExecutor = async (requestContext) => {
     // Mutations stay with graphql-js: graphql-jit turns an input field whose variable was not sent into
     // null, where an omitted field must leave the stored value alone. Mutations answer little anyway.
-    if (requestContext.operation?.operation === 'mutation') {
+    // So does a document in which Apollo found no operation by the name sent (also an empty name, which
+    // graphql-jit would take as none and run): graphql-js answers the error Apollo turns into a 400.
+    if (!requestContext.operation || requestContext.operation.operation === 'mutation') {
       return execute({
         schema,
         document: requestContext.document,

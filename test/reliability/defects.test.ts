@@ -30,3 +30,17 @@ describe('a filter comparing an integer field with a number no integer column ho
     expect(listed.body.totalElements).toBe(1);
   });
 });
+
+describe('a GraphQL request whose operationName is the empty string', () => {
+  it('is 400 BAD_REQUEST like any operation name the document does not define (it was a 500: the query ran unnamed and Apollo found no operation)', async () => {
+    for (const query of ['{ me { id } }', 'query { me { id } }', 'query A { me { id } }', 'mutation { deleteLabel(id: "00000000-0000-4000-8000-000000000000") }']) {
+      const answer = await server.request('POST', '/graphql', { body: { query, operationName: '' } });
+      expect(answer.status, `${query}: ${answer.text}`).toBe(400);
+      expect(answer.body.data, query).toBeUndefined();
+      expect(answer.body.errors, query).toEqual([expect.objectContaining({ message: 'Unknown operation named "".', extensions: { code: 'BAD_REQUEST', status: 400 } })]);
+    }
+    // Without a name, or with the document's own, it runs.
+    expect((await server.request('POST', '/graphql', { body: { query: 'query A { me { id } }', operationName: 'A' } })).status).toBe(200);
+    expect((await server.request('POST', '/graphql', { body: { query: '{ me { id } }', operationName: null } })).status).toBe(200);
+  });
+});
