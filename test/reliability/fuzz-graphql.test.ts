@@ -4,15 +4,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateKeyPairSync } from 'node:crypto';
-import { readAnalyticsEmbedConfig } from '../../src/config/analytics-embed';
-import { operations } from '../../src/model/operations';
 import { resources } from '../../src/model/registry';
 import { createOrganization } from '../support/fixtures';
 import { createRecord } from '../support/resource-bodies';
 import { startServer, type TestServer } from '../support/server';
-import { describeRequest, expectGraphqlAnswer, type GraphqlBody } from './support/answers';
+import { describeRequest, expectGraphqlAnswer, upstreamStatuses, type GraphqlBody } from './support/answers';
 import { Fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database';
+import { analyticsEmbedOptions } from './support/embed';
 import { byLoad, tally } from './support/figures';
 import { graphqlRequest } from './support/graphql-arbitraries';
 
@@ -27,9 +25,6 @@ import { graphqlRequest } from './support/graphql-arbitraries';
 
 const schema = buildSchema(readFileSync(join(__dirname, '..', '..', 'schema', 'schema.graphql'), 'utf8'));
 
-/** The 5xx statuses each operation that calls another service documents for that service's failures (502, 504). */
-const upstreamStatuses = new Map(operations.map((o) => [o.operationId, o.errors.map(Number).filter((status) => status === 502 || status === 504)]));
-
 let database: ScratchDatabase;
 let server: TestServer;
 let prints: Fingerprinter;
@@ -37,10 +32,7 @@ const ids: string[] = [];
 
 beforeAll(async () => {
   database = await scratchDatabase('platform_fuzz_graphql');
-  // Analytics embed tokens configured, so that minting them runs rather than answering 503 (disabled).
-  const signingKeyPem = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
-  const analyticsEmbed = { config: readAnalyticsEmbedConfig({ enabled: true, issuer: 'https://fuzz.test', audience: 'analytics', keyId: 'fuzz', models: ['tasks'], objects: ['dashboard:1'] }), signingKeyPem };
-  server = await startServer({ databaseUrl: database.url, workerConcurrency: 0, analyticsEmbed });
+  server = await startServer({ databaseUrl: database.url, workerConcurrency: 0, analyticsEmbed: analyticsEmbedOptions() });
   prints = await Fingerprinter.open(database.url);
   const organizationId = (await createOrganization(server)).id;
   ids.push(organizationId);
