@@ -20,11 +20,11 @@ export default class ReliabilitySummary implements Reporter {
     const lines = ['', ' Reliability summary'];
     const refusals: Record<string, number> = {};
     let cases = 0;
-    let acknowledged = 0;
+    let acknowledged: number | undefined;
     let lost = 0;
     for (const { file, name, figures } of rows) {
       cases += figures.cases;
-      acknowledged += figures.acknowledged ?? 0;
+      if (figures.acknowledged !== undefined) acknowledged = (acknowledged ?? 0) + figures.acknowledged;
       lost += figures.lost ?? 0;
       for (const [status, count] of Object.entries(figures.statuses)) if (Number(status) >= 400) refusals[status] = (refusals[status] ?? 0) + count;
       const parts = [`${count(figures.cases)} cases`, statuses(figures.statuses)];
@@ -34,7 +34,8 @@ export default class ReliabilitySummary implements Reporter {
       lines.push(`   ${file} > ${name}`, `      ${parts.filter(Boolean).join('; ')}`);
       for (const note of figures.notes) lines.push(`      ${note}`);
     }
-    lines.push(`   total: ${count(cases)} cases; refusals ${statuses(refusals) || 'none'}; writes acknowledged ${count(acknowledged)}, lost ${count(lost)}`, '');
+    const writes = acknowledged === undefined ? '' : `; writes acknowledged ${count(acknowledged)}, lost ${count(lost)}`;
+    lines.push(`   total: ${count(cases)} cases; refusals ${statuses(refusals) || 'none'}${writes}`, '');
     process.stdout.write(`${lines.join('\n')}\n`);
   }
 }
