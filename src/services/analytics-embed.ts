@@ -120,7 +120,8 @@ export async function mintAnalyticsEmbedToken(ctx: RequestContext, input: Record
   const signer = ctx.services.analyticsEmbed;
   if (!signer) throw new ServiceUnavailableError('analytics embed tokens are disabled on this server');
   const config = signer.config;
-  const models = grantedModels(config, input.models as string[] | undefined);
+  // An optional argument sent as null is left out (parseOperationInput lets null through).
+  const models = grantedModels(config, (input.models ?? undefined) as string[] | undefined);
   const user = ctx.user;
   if (!user) throw new ForbiddenError('analytics embed tokens are issued to users only');
   const orgs = await organizationSlugs(ctx);

@@ -1,8 +1,10 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callersOf } from '../support/callers';
 import { createOrganization, createProject, createTask } from '../support/fixtures';
 import { startServer, type TestServer } from '../support/server';
 import { expectErrorBody } from './support/answers';
+import { analyticsEmbedOptions } from './support/embed';
 
 /** The defects the reliability suite found, each pinned by the request that showed it. */
 
@@ -42,5 +44,24 @@ describe('a GraphQL request whose operationName is the empty string', () => {
     // Without a name, or with the document's own, it runs.
     expect((await server.request('POST', '/graphql', { body: { query: 'query A { me { id } }', operationName: 'A' } })).status).toBe(200);
     expect((await server.request('POST', '/graphql', { body: { query: '{ me { id } }', operationName: null } })).status).toBe(200);
+  });
+});
+
+describe('an analytics embed token asked for with models: null', () => {
+  it('is minted for all configured models, as when models is left out (it was a 500: null was read as a list)', async () => {
+    const embedded = await startServer({ analyticsEmbed: analyticsEmbedOptions() });
+    try {
+      const owner = await callersOf(() => embedded).newCaller('EmbedNull');
+      await createOrganization(embedded, {}, owner.key);
+      for (const body of [{ models: null }, {}, undefined]) {
+        const answer = await embedded.request('POST', '/api/analytics/embed-token', { body, key: owner.key });
+        expect(answer.status, `${JSON.stringify(body)}: ${answer.text}`).toBe(200);
+        expect(answer.body.models).toEqual(['tasks']);
+      }
+      const gql = await embedded.graphql('mutation { mintAnalyticsEmbedToken(models: null) { models } }', undefined, owner.key);
+      expect(gql.body, gql.text).toEqual({ data: { mintAnalyticsEmbedToken: { models: ['tasks'] } } });
+    } finally {
+      await embedded.close();
+    }
   });
 });
