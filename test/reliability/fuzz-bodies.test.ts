@@ -13,7 +13,7 @@ import { describeRequest, expectErrorBody, expectNoServerError, upstreamStatuses
 import { anyValue, deepValue, edgeNumber, hostileValue, jsonValue, junkKey, oddString } from './support/arbitraries';
 import { Fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database';
 import { analyticsEmbedOptions } from './support/embed';
-import { byLoad, tally, type Tally } from './support/figures';
+import { runs, tally, type Tally } from './support/figures';
 
 /**
  * Property-based fuzzing of REST create and update bodies over every resource of the registry: each
@@ -121,7 +121,7 @@ describe('REST bodies over every resource of the registry', () => {
         const path = pathOf(resource, createBodies.get(resource.path)!);
         await checkWrite(counts, describeRequest('POST', path, body), () => server.request('POST', path, { body }));
       }),
-      { numRuns: byLoad(300, 3000) },
+      runs(300, 3000),
     );
   }, 300_000);
 
@@ -144,7 +144,7 @@ describe('REST bodies over every resource of the registry', () => {
         if (answer.status === 200) rows.set(resource.path, answer.body);
         if (sequence === 'stale') expect([400, 409], answer.text).toContain(answer.status);
       }),
-      { numRuns: byLoad(300, 3000) },
+      runs(300, 3000),
     );
   }, 300_000);
 
@@ -216,7 +216,7 @@ describe('REST bodies over every resource of the registry', () => {
         if (answer.status === 200 && method === 'PUT') rows.set(resource.path, answer.body);
         if (expected !== undefined) expect(answer.status, `${label}\n→ ${answer.text.slice(0, 300)}`).toBe(expected);
       }),
-      { numRuns: byLoad(200, 2000) },
+      runs(200, 2000),
     );
   }, 300_000);
   it('domain operations: hostile arguments and bodies are refused with the error body and write nothing; never a 5xx', async ({ task }) => {
@@ -255,7 +255,7 @@ describe('REST bodies over every resource of the registry', () => {
         const upstream = upstreamStatuses.get(operation.operationId);
         await checkWrite(counts, describeRequest(method, `/api/${path}`, sent), () => server.request(method, `/api/${path}`, { body: sent }), upstream);
       }),
-      { numRuns: byLoad(150, 1500) },
+      runs(150, 1500),
     );
   }, 300_000);
 });

@@ -11,7 +11,7 @@ import { startServer, type TestServer } from '../support/server';
 import { describeRequest, expectGraphqlAnswer, upstreamStatuses, type GraphqlBody } from './support/answers';
 import { Fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database';
 import { analyticsEmbedOptions } from './support/embed';
-import { byLoad, tally } from './support/figures';
+import { runs, tally } from './support/figures';
 import { graphqlRequest } from './support/graphql-arbitraries';
 
 /**
@@ -64,7 +64,7 @@ describe('GraphQL documents and variables built from the schema', () => {
         if (operation === 'query' || refused) expect(after, `${label}\n→ ${answer.text.slice(0, 300)}\nyet the database changed`).toEqual(before);
         known = after;
       }),
-      { numRuns: byLoad(700, 7000) },
+      runs(700, 7000),
     );
   }, 300_000);
 });

@@ -7,7 +7,7 @@ import { createOrganization } from '../support/fixtures';
 import { createRecord, resourceByPath } from '../support/resource-bodies';
 import { startServer, type TestServer } from '../support/server';
 import { expectErrorBody, expectNoServerError } from './support/answers';
-import { byLoad, tally, type Tally } from './support/figures';
+import { runs, tally, type Tally } from './support/figures';
 import { oddString } from './support/arbitraries';
 import { encodeQueryValue, filterText, pagingText, sortText } from './support/query-arbitraries';
 
@@ -57,7 +57,7 @@ describe('list parameters of every collection', () => {
     const cases = fc.constantFrom(...resources).chain((resource) => fc.tuple(fc.constant(resource.path), filterText(resource)));
     await fc.assert(
       fc.asyncProperty(cases, ([path, filter]) => checkList(counts, resourceByPath(path), { filter })),
-      { numRuns: byLoad(400, 4000) },
+      runs(400, 4000),
     );
   }, 300_000);
 
@@ -80,7 +80,7 @@ describe('list parameters of every collection', () => {
     );
     await fc.assert(
       fc.asyncProperty(cases, ([path, params]) => checkList(counts, resourceByPath(path), params)),
-      { numRuns: byLoad(300, 3000) },
+      runs(300, 3000),
     );
   }, 300_000);
 });

@@ -32,6 +32,15 @@ export function byLoad(light: number, heavy: number): number {
 }
 
 /**
+ * fast-check's run parameters: `light` or `heavy` cases, and FUZZ_SEED when set, to replay the run a
+ * failure reports (`{ seed: …, path: … }`).
+ */
+export function runs(light: number, heavy: number): { numRuns: number; seed?: number } {
+  const seed = process.env.FUZZ_SEED;
+  return { numRuns: byLoad(light, heavy), ...(seed ? { seed: Number(seed) } : {}) };
+}
+
+/**
  * The figures of `task`, kept in its metadata (reported even when the test fails half-way):
  * `answered(status)` for each answer, `note(text)` for other results.
  */
