@@ -17,6 +17,8 @@ export interface ChildServer {
   errorLines(): string[];
   /** The process's resident memory in bytes (VmRSS of /proc/<pid>/status). */
   rss(): number;
+  /** With `traceGc`: each full garbage collection (mark-compact), when (epoch ms, about) and the heap it left, in MB. */
+  fullCollections(): { at: number; heapAfter: number }[];
   /** SIGKILL: no shutdown of any kind; resolves once the process is gone. */
   kill(): Promise<void>;
   /** SIGTERM and wait for the exit (SIGKILL after 15 s). */
@@ -30,7 +32,12 @@ export interface ChildServerOptions {
   /** A folder for DATA_DIR (secrets key, data lake), the same across restarts. */
   dataDir: string;
   env?: Record<string, string>;
+  /** Start node with --trace-gc: V8 prints each collection (nothing is exposed by the server itself). */
+  traceGc?: boolean;
 }
+
+/** A --trace-gc line: `[pid:0x…]  60893 ms: Mark-Compact 120.5 (150.3) -> 98.7 (140.1) MB, …`. */
+const GC_LINE = /^\[\d+:0x[0-9a-f]+\]\s+(\d+) ms: ([A-Za-z-]+(?: \(reduce\))?) [\d.]+ \([\d.]+\) -> ([\d.]+) \([\d.]+\) MB/;
 
 /** A free port on the loopback interface. */
 async function freePort(): Promise<number> {
@@ -49,7 +56,7 @@ export function childDataDir(): { path: string; remove(): void } {
 /** Starts the server as a child process and waits for /health to answer 200. */
 export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=32', MAIN], {
+  const child: ChildProcess = spawn(process.execPath, ['--max-semi-space-size=32', ...(options.traceGc ? ['--trace-gc'] : []), MAIN], {
     env: {
       ...process.env,
       NODE_ENV: 'production',
@@ -65,12 +72,21 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const errors: string[] = [];
+  const collections: { at: number; heapAfter: number }[] = [];
+  const spawned = Date.now();
   let pending = '';
   const collect = (chunk: Buffer) => {
     const lines = (pending + chunk.toString('utf8')).split('\n');
     pending = lines.pop()!;
-    // pino's JSON lines: level 50 is error, 60 fatal; anything on stderr counts too.
-    for (const line of lines) if (/"level":(50|60)/.test(line) || (line.trim() && !line.startsWith('{'))) errors.push(line);
+    for (const line of lines) {
+      const gc = GC_LINE.exec(line);
+      if (gc) {
+        if (gc[2].startsWith('Mark-Compact')) collections.push({ at: spawned + Number(gc[1]), heapAfter: Number(gc[3]) });
+        continue;
+      }
+      // pino's JSON lines: level 50 is error, 60 fatal; any other text counts too.
+      if (/"level":(50|60)/.test(line) || (line.trim() && !line.startsWith('{'))) errors.push(line);
+    }
   };
   child.stdout!.on('data', collect);
   child.stderr!.on('data', collect);
@@ -95,6 +111,7 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     pid: child.pid!,
     request: requester(url, options.adminKey),
     errorLines: () => [...errors],
+    fullCollections: () => [...collections],
     rss() {
       const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
       const kb = /^VmRSS:\s+(\d+) kB$/m.exec(status);
