@@ -11,7 +11,7 @@ import { buildCreateBody, createRecord, parentIdOf, resourceByPath } from '../su
 import { startServer, type Answer, type TestServer } from '../support/server';
 import { describeRequest, expectErrorBody, expectNoServerError, upstreamStatuses } from './support/answers';
 import { anyValue, deepValue, edgeNumber, hostileValue, jsonValue, junkKey, oddString } from './support/arbitraries';
-import { Fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database';
+import { Fingerprinter, scratchDatabase, type Fingerprint, type ScratchDatabase } from './support/database';
 import { analyticsEmbedOptions } from './support/embed';
 import { runs, tally, type Tally } from './support/figures';
 
@@ -32,9 +32,9 @@ const rows = new Map<string, Record<string, any>>();
 const createBodies = new Map<string, Record<string, unknown>>();
 
 const creatable = resources.filter((r) => r.operations.create);
+const updatable = resources.filter((r) => r.operations.update);
 /** A field of kind id, for hostile ids in operation arguments. */
 const idField = resources[0].fields.find((f) => f.name === 'id')!;
-const updatable = resources.filter((r) => r.operations.update);
 
 beforeAll(async () => {
   database = await scratchDatabase('platform_fuzz_bodies');
@@ -53,9 +53,8 @@ afterAll(async () => {
   await database?.drop();
 });
 
-type Prints = Record<string, string>;
 /** The database's fingerprint after the last case, when that case passed (taken anew otherwise). */
-let known: Prints | undefined;
+let known: Fingerprint | undefined;
 
 /**
  * Sends one write and checks the answer: never a 5xx; a refusal has the error body and changed
@@ -219,6 +218,7 @@ describe('REST bodies over every resource of the registry', () => {
       runs(200, 2000),
     );
   }, 300_000);
+
   it('domain operations: hostile arguments and bodies are refused with the error body and write nothing; never a 5xx', async ({ task }) => {
     const counts = tally(task);
     const writes = operations.filter((o) => o.method !== 'get');

@@ -9,7 +9,7 @@ import { createOrganization } from '../support/fixtures';
 import { createRecord } from '../support/resource-bodies';
 import { startServer, type TestServer } from '../support/server';
 import { describeRequest, expectGraphqlAnswer, upstreamStatuses, type GraphqlBody } from './support/answers';
-import { Fingerprinter, scratchDatabase, type ScratchDatabase } from './support/database';
+import { Fingerprinter, scratchDatabase, type Fingerprint, type ScratchDatabase } from './support/database';
 import { analyticsEmbedOptions } from './support/embed';
 import { runs, tally } from './support/figures';
 import { graphqlRequest } from './support/graphql-arbitraries';
@@ -48,7 +48,7 @@ afterAll(async () => {
 describe('GraphQL documents and variables built from the schema', () => {
   it('never a 5xx; errors carry a code and a 4xx status; a query or a refused mutation writes nothing', async ({ task }) => {
     const counts = tally(task);
-    let known: Record<string, string> | undefined;
+    let known: Fingerprint | undefined;
     await fc.assert(
       fc.asyncProperty(graphqlRequest(schema, ids), async ({ operation, field, body }) => {
         const before = known ?? (await prints.take());

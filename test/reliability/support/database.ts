@@ -15,6 +15,9 @@ export async function scratchDatabase(prefix: string): Promise<ScratchDatabase> 
   return { url: withDatabase(serverUrl, name), drop: () => dropDatabase(serverUrl, name) };
 }
 
+/** Per table (`schema.table`): its row count and the sum of its rows' hashes. */
+export type Fingerprint = Record<string, string>;
+
 /** Columns a read may write (the last use of an API key): not part of a fingerprint. */
 const READ_STAMPS = new Set(['last_used_at']);
 
@@ -52,7 +55,7 @@ export class Fingerprinter {
     return new Fingerprinter(client, parts.join(' union all '));
   }
 
-  async take(): Promise<Record<string, string>> {
+  async take(): Promise<Fingerprint> {
     const result = await this.client.query<{ name: string; print: string }>(this.statement);
     return Object.fromEntries(result.rows.map((r) => [r.name, r.print]));
   }
