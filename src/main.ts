@@ -34,6 +34,10 @@ async function main(): Promise<void> {
   app.attachSubscriptions(server);
   const running: Running = { server, connections: GracefulClose.trackAnswers(server), app, orm, database, graceMs: config.shutdownGraceSeconds * 1000 };
   // A second signal during the shutdown ends the process at once (the default action).
+  // The embedded database's library stops its clusters at once on these signals, then exits: the
+  // shutdown below answers the requests in flight first and stops the cluster last.
+  process.removeAllListeners('SIGINT');
+  process.removeAllListeners('SIGTERM');
   process.once('SIGINT', () => void shutdown(running, 'SIGINT'));
   process.once('SIGTERM', () => void shutdown(running, 'SIGTERM'));
 }
