@@ -6,6 +6,11 @@ import type { RequestContext } from './context';
 /** `${secrets.NAME}` in a bridge header's value. */
 const SECRET_PLACEHOLDER = /\$\{secrets\.([A-Za-z0-9_]+)\}/g;
 
+/** Whether a header value puts in an organization secret. */
+export function namesSecret(value: string): boolean {
+  return value.includes('${secrets.') && new RegExp(SECRET_PLACEHOLDER.source).test(value);
+}
+
 /** An HTTP field name (RFC 9110 token) and what a field value may hold (no CR, LF or NUL). */
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const HEADER_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;

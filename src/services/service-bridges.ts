@@ -1,17 +1,18 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { StringDecoder } from 'node:string_decoder';
 import { ServiceBridge } from '../entities/service-bridge';
-import { BadRequestError, type FieldIssue } from '../errors/api-error';
+import { BadRequestError, ForbiddenError, type FieldIssue } from '../errors/api-error';
 import { endToEndHeaders } from '../egress/headers';
 import { redactHeaders, redactSecrets } from '../egress/redact';
 import { callUpstream } from '../egress/upstream-call';
 import { logger } from '../http/logger';
 import { isUuid } from '../model/uuid';
-import { headersOf, missesRequiredField, queryStringOf, selectEndpoint, upstreamUrl } from './bridge-endpoints';
-import { resolveHeaders } from './bridge-secrets';
+import { endpointsOf, headersOf, missesRequiredField, queryStringOf, selectEndpoint, upstreamUrl } from './bridge-endpoints';
+import { namesSecret, resolveHeaders } from './bridge-secrets';
 import type { RequestContext } from './context';
 import { isPlainObject } from './input';
 import type { ResourceRules } from './resource-rules';
+import { memberships } from './tenancy';
 
 /** One call of a bridge endpoint, from the proxy route, an agent tool or a BRIDGE_CALL step. */
 export interface BridgeCall {
@@ -146,15 +147,39 @@ function parsedOrText(text: string): unknown {
 /**
  * Header entries must put secrets in by `${secrets.NAME}` in their value: an entry carrying `secretRef`
  * (in `defaultHeaders` or an endpoint's `headers`) is 400 naming the header, on create and update.
+ * A secret goes only where an owner sent it: see assertMayRouteSecrets.
  */
 export const serviceBridgeRules: ResourceRules<ServiceBridge> = {
-  async beforeCreate(_ctx, _values, sent) {
+  async beforeCreate(ctx, values, sent) {
     refuseSecretRefs(sent);
+    if (referencesSecrets(values)) await assertMayRouteSecrets(ctx, values.organizationId, 'create a service bridge whose headers reference its secrets');
   },
-  async beforeUpdate(_ctx, _entity, _changes, sent) {
+  async beforeUpdate(ctx, bridge, changes, sent) {
     refuseSecretRefs(sent);
+    const rerouted = ROUTING_FIELDS.filter((field) => changes[field] !== undefined);
+    if (rerouted.length === 0 || !(referencesSecrets(bridge) || referencesSecrets({ ...bridge, ...changes }))) return;
+    await assertMayRouteSecrets(ctx, bridge.organizationId, `change the ${rerouted.join(', ')} of a service bridge whose headers reference its secrets`);
   },
 };
+
+/** What decides where a bridge's headers, and the secrets in them, are sent (its organization is set once, on create). */
+const ROUTING_FIELDS = ['baseUrl', 'endpoints', 'defaultHeaders'] as const satisfies readonly (keyof ServiceBridge)[];
+
+/** Whether a header of the bridge (a default one or an endpoint's) puts in an organization secret. */
+export function referencesSecrets(bridge: Partial<Pick<ServiceBridge, 'defaultHeaders' | 'endpoints'>>): boolean {
+  const headers = [...headersOf(bridge.defaultHeaders), ...endpointsOf({ endpoints: bridge.endpoints ?? [] }).flatMap((endpoint) => endpoint.headers)];
+  return headers.some((header) => namesSecret(header.value));
+}
+
+/**
+ * Secrets are the owners' (only they read and write them), so only owners (and administrators) decide
+ * where they are sent: a member could otherwise point a bridge at a host of their own and receive them.
+ */
+async function assertMayRouteSecrets(ctx: RequestContext, organizationId: string | undefined, action: string): Promise<void> {
+  if (ctx.isAdmin) return;
+  if (organizationId && (await memberships(ctx)).owner.has(organizationId)) return;
+  throw new ForbiddenError(`only owners of organization ${organizationId ?? '(none)'} may ${action}`);
+}
 
 function refuseSecretRefs(sent: Partial<ServiceBridge>): void {
   const issues: FieldIssue[] = [];
