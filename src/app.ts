@@ -5,7 +5,7 @@ import { Authenticator, identityOf, requireCaller, requirePlatformAdmin } from '
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
-import type { AppConfig } from './config/config';
+import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, type AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { EgressGuard, type EgressSettings } from './egress/egress-guard';
 import { buildGraphqlSchema } from './graphql/schema';
@@ -14,6 +14,7 @@ import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler, livenessHandler } from './http/health';
+import { eventLoopMonitor } from './http/event-loop-monitor';
 import { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { labelRoute } from './http/route-label';
@@ -63,6 +64,8 @@ export interface AppOptions {
   aiGateway?: AiGatewayConfig;
   /** METRICS_PUBLIC: GET /metrics without credentials; absent or false, platform administrators only. */
   metricsPublic?: boolean;
+  /** EVENT_LOOP_STALL_LOG_MS (default 200). */
+  eventLoopStallLogMs?: number;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -79,6 +82,7 @@ export function appOptions(config: AppConfig): AppOptions {
     egress: { privateHostAllowlist: config.bridgeEgressPrivateHostAllowlist },
     aiGateway: config.aiGateway,
     metricsPublic: config.metricsPublic,
+    eventLoopStallLogMs: config.eventLoopStallLogMs,
   };
 }
 
@@ -130,7 +134,9 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
 
+  const unwatchEventLoop = eventLoopMonitor.watch(options.eventLoopStallLogMs ?? DEFAULT_EVENT_LOOP_STALL_LOG_MS, metrics.eventLoopStalled);
   app.use(requestId);
+  app.use(eventLoopMonitor.track);
   app.use(metrics.observe);
   app.use(accessLog);
   app.use(authenticator.identify);
@@ -163,6 +169,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     attachSubscriptions: (server) => live.attach(server),
     stopSubscriptions: () => live.disconnect(),
     close: async () => {
+      unwatchEventLoop();
       await live.close();
       await worker?.stop();
       await graphql.stop();

@@ -7,6 +7,9 @@ import { parseHostAllowlist } from '../egress/egress-guard';
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
 
+/** EVENT_LOOP_STALL_LOG_MS: stalls this long are logged (every request of every tenant waits through one). */
+export const DEFAULT_EVENT_LOOP_STALL_LOG_MS = 200;
+
 /** More jobs at once than connections a process should hold is a mistake, not a setting. */
 const MAX_WORKER_CONCURRENCY = 64;
 
@@ -39,6 +42,8 @@ export interface AppConfig {
   metricsPublic: boolean;
   /** SHUTDOWN_GRACE_SECONDS: how long requests and jobs in flight may take to end after SIGTERM/SIGINT. */
   shutdownGraceSeconds: number;
+  /** EVENT_LOOP_STALL_LOG_MS: a stall of the event loop at least this long is logged with the requests running. */
+  eventLoopStallLogMs: number;
 }
 
 /** Longest shutdown grace accepted: orchestrators kill a process that takes longer than a few minutes anyway. */
@@ -88,5 +93,6 @@ export function loadConfig(): AppConfig {
     aiGateway: readAiGatewayConfig(file.aiGateway),
     metricsPublic: flag('METRICS_PUBLIC'),
     shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
+    eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
   };
 }

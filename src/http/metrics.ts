@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolUsage } from '../database/pool-usage';
+import type { Stall } from './event-loop-monitor';
 import type { JobCounts } from '../jobs/job-queue';
 import { logger } from './logger';
 import { routeTemplateOf, trackRouteTemplate } from './route-label';
@@ -20,6 +21,9 @@ const CLIENT_CLOSED_REQUEST = '499';
 
 /** Seconds; the hot reads answer in about a millisecond, so the low buckets are finer than prom-client's. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** Seconds; a stall is only recorded past the logging threshold (200 ms by default). */
+const STALL_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /** Node's process metrics (CPU, memory, event loop, GC), registered once per process whatever the number of apps. */
 let processRegistry: Registry | undefined;
@@ -48,6 +52,12 @@ export class Metrics {
     buckets: LATENCY_BUCKETS,
     registers: [this.registry],
   });
+  private readonly stalls = new Histogram({
+    name: 'event_loop_stall_seconds',
+    help: 'Stalls of the event loop at least EVENT_LOOP_STALL_LOG_MS long (every request waits through one), by length',
+    buckets: STALL_BUCKETS,
+    registers: [this.registry],
+  });
   private readonly refusals = new Counter({
     name: 'rate_limit_refusals_total',
     help: 'Requests refused with 429 by the rate limits',
@@ -69,6 +79,11 @@ export class Metrics {
       this.latency.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
     });
     next();
+  };
+
+  /** Records one stall of the event loop. */
+  eventLoopStalled = (stall: Stall): void => {
+    this.stalls.observe(stall.lagMs / 1000);
   };
 
   /** Counts one request refused by the rate limits. */
