@@ -106,9 +106,9 @@ describe('references stay inside the organization', () => {
     const organization = await createOrganization(server, {}, alice.key);
     const project = await createProject(server, organization.id, {}, alice.key);
     const refused = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: stranger.id }, key: alice.key });
-    // The user exists, but not for Alice: 403 (a user that does not exist would be 400).
-    expect(refused.status, refused.text).toBe(403);
-    expect(refused.body.details[0].field).toBe('ownerId');
+    // The user exists, but not for Alice: answered as for a user that does not exist.
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.details[0]).toEqual({ field: 'ownerId', message: `no PlatformUser with id ${stranger.id}` });
     const self = await server.request('PUT', `/api/projects/${project.id}`, { body: { ownerId: alice.id }, key: alice.key });
     expect(self.status, self.text).toBe(200);
   });

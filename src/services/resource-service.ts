@@ -29,6 +29,7 @@ import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import { itemStatement, ORGANIZATION_COLUMN, relatedSortValue, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
 import { and, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
+import { assertPublicPaths, hidesExistence, rowSeenBy, rowsSeenBy } from './user-projection';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -100,7 +101,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const endsHere = rows.length > 0 && rows.length < pageSize;
     const totalElements =
       endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : Number((await this.lists.run(ctx, countStatement))[0].count);
-    return { items: rows, totalElements, page, pageSize, sort: written.sort };
+    return { items: rowsSeenBy(ctx, this.resource, rows), totalElements, page, pageSize, sort: written.sort };
   }
 
   /**
@@ -140,7 +141,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     for (const row of rows) {
       const result = pages.get(row.__parent as string)!;
       result.totalElements = Number(row.__total);
-      if (row.id !== null) result.items.push(row as unknown as T);
+      if (row.id !== null) result.items.push(rowSeenBy(ctx, this.resource, row as unknown as T));
     }
     return pages;
   }
@@ -149,8 +150,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async findByIds(ctx: RequestContext, ids: readonly string[]): Promise<T[]> {
     const wellFormed = ids.filter(isUuid);
     const prepared = await this.prepared(ctx, 'many', wellFormed);
-    if (prepared) return prepared as T[];
-    return this.rows(ctx, and({ id: { $in: wellFormed } }, this.live(ctx), await visibleRows(ctx, this.resource)));
+    if (prepared) return rowsSeenBy(ctx, this.resource, prepared as T[]);
+    return rowsSeenBy(ctx, this.resource, await this.rows(ctx, and({ id: { $in: wellFormed } }, this.live(ctx), await visibleRows(ctx, this.resource))));
   }
 
   /**
@@ -235,9 +236,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (this.insertsAlone && !ctx.em.isInTransaction()) {
       await writableRows(ctx, this.resource, 'create');
       const organizationId = await this.assertReferencesExist(ctx, values);
-      if (await this.writableBeforeInsert(ctx, organizationId)) return { row: await this.insert(ctx, values), created: true };
+      if (await this.writableBeforeInsert(ctx, organizationId)) return { row: rowSeenBy(ctx, this.resource, await this.insert(ctx, values)), created: true };
     }
-    return ctx.transaction(async (tx) => {
+    const { row, created } = await ctx.transaction(async (tx) => {
       // Also loads the caller's memberships as they are before the insert.
       await writableRows(tx, this.resource, 'create');
       await this.resource.rules.beforeCreate?.(tx, values as Partial<T>, sent as Partial<T>);
@@ -251,6 +252,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.announce(tx);
       return { row: created, created: true };
     });
+    return { row: rowSeenBy(ctx, this.resource, row), created };
   }
 
   private get insertsAlone(): boolean {
@@ -277,7 +279,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async update(ctx: RequestContext, id: string, body: unknown, parentId?: string, ifMatch?: IfMatch): Promise<T> {
     const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
     assertAgreeing(id, changeSequence, ifMatch);
-    return ctx.transaction(async (tx) => {
+    const row = await ctx.transaction(async (tx) => {
       // The row as stored, to compare, hand to the rules and answer; the UPDATE below is the only write.
       const entity = await this.underParent(tx, id, parentId, async () => storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T);
       assertMatching(entity, ifMatch);
@@ -293,6 +295,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       await this.resource.rules.afterUpdate?.(tx, updated, effective as Partial<T>, entity);
       return updated;
     });
+    return rowSeenBy(ctx, this.resource, row);
   }
 
   /**
@@ -301,13 +304,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * the next changeSequence in the same transaction, where `decide` may write other rows too.
    */
   async modify(ctx: RequestContext, id: string, decide: (tx: RequestContext, row: T) => Promise<Partial<T>>): Promise<T> {
-    return ctx.transaction(async (tx) => {
+    const row = await ctx.transaction(async (tx) => {
       const entity = storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T;
       const effective = changedValues(entity as Row, (await decide(tx, entity)) as Record<string, unknown>);
       if (Object.keys(effective).length === 0) return entity;
       await this.assertReferencesExist(tx, effective, entity as Row);
       return this.write(tx, entity, effective);
     });
+    return rowSeenBy(ctx, this.resource, row);
   }
 
   /** One prepared UPDATE of exactly the changed columns, with the next changeSequence; the unit of work has nothing to compare. */
@@ -422,6 +426,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
     const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
     const filter = parseFilter(this.entity, params.filter ?? undefined);
+    assertPublicPaths(ctx, this.entity, params.filter, sort);
     const fixed = and(
       params.parentId === undefined ? undefined : { [this.parentOf().field]: params.parentId.toLowerCase() },
       params.match,
@@ -542,9 +547,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (prepared) {
       const [row] = prepared;
       if (!row) throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
-      if (row[VISIBLE_COLUMN] === false) throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+      if (row[VISIBLE_COLUMN] === false) throw this.refusedRead(id);
       delete row[VISIBLE_COLUMN];
-      return row as T;
+      return rowSeenBy(ctx, this.resource, row as T);
     }
     return this.findAmong(ctx, id, and({ id: id.toLowerCase() }, this.live(ctx)));
   }
@@ -562,9 +567,15 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   private async findAmong(ctx: RequestContext, id: string, candidates: Record<string, unknown>): Promise<T> {
     const visible = await visibleRows(ctx, this.resource);
     const [entity] = await this.rows(ctx, and(candidates, visible));
-    if (entity) return entity;
-    if (visible && (await this.exists(ctx, candidates))) throw new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
+    if (entity) return rowSeenBy(ctx, this.resource, entity);
+    if (visible && (await this.exists(ctx, candidates))) throw this.refusedRead(id);
     throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
+  }
+
+  /** A live row the caller may not see: 403, or 404 as for no row at all where its existence is hidden too. */
+  private refusedRead(id: string): ApiError {
+    if (hidesExistence(this.entity)) return new NotFoundError(`no ${this.resource.name} with id ${id}`);
+    return new ForbiddenError(`you may not access ${this.resource.name} ${id}`);
   }
 
   /** Rows hidden by DELETE, directly or through a deleted parent. */
@@ -642,10 +653,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (String(value).toLowerCase() !== String(row[within]).toLowerCase()) throw BadRequestError.forField(field.name, `${target.name} ${id} is not one of this ${this.resource.name}'s ${within}`);
   }
 
-  /** Why a reference the caller cannot use is refused: 403 when the record exists, 400 when it does not (or is deleted). */
+  /**
+   * Why a reference the caller cannot use is refused: 403 when the record exists, 400 when it does not (or
+   * is deleted); 400 in both cases where the target hides the existence of rows the caller may not see.
+   */
   private async refusedReference(ctx: RequestContext, field: FieldMeta, id: string): Promise<ApiError> {
     const target = field.reference!.target();
-    const exists = ctx.services.forEntity(target) && (await this.referencedRow(ctx.asSystem(), field, id));
+    const exists = !hidesExistence(target) && ctx.services.forEntity(target) && (await this.referencedRow(ctx.asSystem(), field, id));
     return exists
       ? new ForbiddenError(`${field.name}: you may not use ${target.name} ${id}`, [{ field: field.name, message: `you may not use ${target.name} ${id}` }])
       : BadRequestError.forField(field.name, `no ${target.name} with id ${id}`);
