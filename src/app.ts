@@ -1,11 +1,11 @@
 import type { MikroORM } from '@mikro-orm/core';
-import express, { type Express } from 'express';
+import express, { type Express, type Request } from 'express';
 import type { Server } from 'node:http';
 import { Authenticator, identityOf, requireCaller, requirePlatformAdmin } from './auth/authenticate';
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
-import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, type AppConfig } from './config/config';
+import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS, DEFAULT_MAX_API_KEYS_PER_USER, type AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { EgressGuard, type EgressSettings } from './egress/egress-guard';
 import { buildGraphqlSchema } from './graphql/schema';
@@ -18,7 +18,7 @@ import { eventLoopMonitor } from './http/event-loop-monitor';
 import { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
 import { labelRoute } from './http/route-label';
-import { rateLimit, RateLimits, type RateLimitSettings } from './http/rate-limit';
+import { rateLimit, RateLimits, type RateLimitSettings, type RateSubject } from './http/rate-limit';
 import { operations } from './model/operations';
 import { resources } from './model/registry';
 import { buildOpenApiDocument } from './openapi/document';
@@ -32,11 +32,14 @@ import { listen } from './database/listener';
 import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool } from './database/read-pool';
+import { statementTimeoutOf, withStatementTimeout } from './database/orm';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
+import { limitApiKeysPerUser } from './services/access-tokens';
 import { AnalyticsEmbedSigner } from './services/analytics-embed';
 import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
 import { Services } from './services/services';
+import { ExpressionPool } from './services/expression-pool';
 import { automationJobs } from './services/automation-jobs';
 import { idempotency } from './http/idempotency';
 import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './services/idempotency';
@@ -47,6 +50,10 @@ const READ_POOL_SIZE = 10;
 
 export interface AppOptions {
   rateLimits: RateLimitSettings;
+  /** MAX_API_KEYS_PER_USER (default 50): live API keys one user may hold. */
+  maxApiKeysPerUser?: number;
+  /** GRAPHQL_MAX_ROOT_MUTATIONS (default 20): root mutation fields one GraphQL document may hold. */
+  graphqlMaxRootMutations?: number;
   jwt: JwtSettings;
   /** AUTH_CACHE_SECONDS (default 30). */
   authCacheSeconds?: number;
@@ -56,6 +63,8 @@ export interface AppOptions {
   dataLakeDir: string;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once; absent or 0, none (the queue is still written). */
   workerConcurrency?: number;
+  /** EXPRESSION_TIMEOUT_MS (default 1000): how long one evaluation of a user's JSONata may run. */
+  expressionTimeoutMs?: number;
   /** The analyticsEmbed block of CONFIG_FILE and ANALYTICS_EMBED_SIGNING_KEY_PEM; absent, embed tokens answer 503. */
   analyticsEmbed?: AnalyticsEmbedOptions;
   /** The egress guard of service bridge calls: BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST (tests also set the resolver and the timeout). */
@@ -70,7 +79,14 @@ export interface AppOptions {
 
 export function appOptions(config: AppConfig): AppOptions {
   return {
-    rateLimits: { perMinute: config.rateLimitPerMinute, burstPerSecond: config.rateLimitBurstPerSecond, redisUrl: config.redisUrl },
+    rateLimits: {
+      perMinute: config.rateLimitPerMinute,
+      burstPerSecond: config.rateLimitBurstPerSecond,
+      userPerMinute: config.rateLimitUserPerMinute,
+      redisUrl: config.redisUrl,
+    },
+    maxApiKeysPerUser: config.maxApiKeysPerUser,
+    graphqlMaxRootMutations: config.graphqlMaxRootMutations,
     jwt: jwtSettingsFromEnv(),
     authCacheSeconds: config.authCacheSeconds,
     secretsKey: loadSecretsKey(config.secretsKey, config.dataDir, (file) =>
@@ -78,6 +94,7 @@ export function appOptions(config: AppConfig): AppOptions {
     ),
     dataLakeDir: config.dataLakeDir,
     workerConcurrency: config.workerConcurrency,
+    expressionTimeoutMs: config.expressionTimeoutMs,
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
     egress: { privateHostAllowlist: config.bridgeEgressPrivateHostAllowlist },
     aiGateway: config.aiGateway,
@@ -108,7 +125,8 @@ export interface App {
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const databaseUrl = orm.config.get('clientUrl')!;
   await migrateJobQueue(databaseUrl);
-  const reads = new ReadPool(databaseUrl, READ_POOL_SIZE);
+  // The read pool serves requests as the ORM does: under the same statement timeout.
+  const reads = new ReadPool(withStatementTimeout(databaseUrl, statementTimeoutOf(orm)), READ_POOL_SIZE);
   const egress = new EgressGuard(options.egress);
   const services = new Services(resources, {
     accessCacheSeconds: options.authCacheSeconds,
@@ -118,7 +136,9 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     analyticsEmbed: await AnalyticsEmbedSigner.create(options.analyticsEmbed),
     egress,
     aiGateway: options.aiGateway,
+    expressions: new ExpressionPool({ timeoutMs: options.expressionTimeoutMs }),
   });
+  limitApiKeysPerUser(services, options.maxApiKeysPerUser ?? DEFAULT_MAX_API_KEYS_PER_USER);
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers) };
   // Every process drops its cached credentials when any process announces a change of access.
@@ -126,9 +146,18 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
-  const graphql = await graphqlHandler(resources);
-  const openApi = buildOpenApiDocument(resources);
   const metrics = new Metrics({ pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() }, jobs: () => countJobs(reads) });
+  // A request counts against its key's budget and, once its user is known, against the user's.
+  const rateSubject = (req: Request): RateSubject => {
+    const identity = identityOf(req);
+    return { key: identity.rateKey, user: identity.context?.user?.id };
+  };
+  const graphql = await graphqlHandler(resources, {
+    maxRootMutations: options.graphqlMaxRootMutations ?? DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS,
+    charge: (req, points) => limits.consume(rateSubject(req), points),
+    onRefusal: metrics.rateLimitRefused,
+  });
+  const openApi = buildOpenApiDocument(resources);
   const live = new LiveUpdates({ databaseUrl, authenticator, limits, schema: buildGraphqlSchema(resources), accessChanged: () => services.accessCache.clear() });
   const app = express();
   app.disable('x-powered-by');
@@ -140,7 +169,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(metrics.observe);
   app.use(accessLog);
   app.use(authenticator.identify);
-  app.use(rateLimit(limits, (req) => identityOf(req).rateKey, metrics.rateLimitRefused));
+  app.use(rateLimit(limits, rateSubject, metrics.rateLimitRefused));
   app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
   app.get('/health', healthHandler(orm, limits));
   app.get('/health/live', livenessHandler);
@@ -172,6 +201,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
       unwatchEventLoop();
       await live.close();
       await worker?.stop();
+      await services.expressions.close();
       await graphql.stop();
       await limits.close();
       await accessChanges.close();

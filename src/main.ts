@@ -24,9 +24,11 @@ interface Running {
 async function main(): Promise<void> {
   const config = loadConfig();
   const database = await resolveDatabase(config.databaseUrl, config.dataDir);
-  const orm = await openDatabase(database.url);
+  const orm = await openDatabase(database.url, { statementTimeoutMs: config.databaseStatementTimeoutMs });
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
   const app = await createApp(orm, appOptions(config));
+  // Evaluator processes up front: the first trigger filter or SCRIPT step does not wait for one to start.
+  app.services.expressions.warm();
   if (process.argv.includes('--demo')) await loadDemoAtStart(orm, app.services, `http://localhost:${config.port}`);
   const server = app.app.listen(config.port, () => {
     logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);

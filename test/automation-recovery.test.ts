@@ -36,7 +36,7 @@ afterAll(async () => {
 async function startWorkerProcess(): Promise<ChildProcess> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), WORKER_CONCURRENCY: '1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, NODE_ENV: 'test' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), WORKER_CONCURRENCY: '1', EXPRESSION_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn', DATA_DIR: dataDir, NODE_ENV: 'test' },
     stdio: 'ignore',
   });
   workers.push(child);
@@ -61,7 +61,7 @@ describe('a worker killed mid-activity', () => {
     const org = await createOrganization(api);
     const project = await createProject(api, org.id);
     // A slow second step: the process is killed while it runs.
-    const slow = Array.from({ length: 12 }, () => '$sum([1..5000000])').join(' + ');
+    const slow = Array.from({ length: 60 }, () => '$sum([1..1000000])').join(' + ');
     const plan = await api.request('POST', '/api/activity-plans', {
       body: {
         name: unique('Recoverable'),
@@ -95,7 +95,7 @@ describe('a worker killed mid-activity', () => {
     await until('the activity to complete', async () => (await activity(id)).status === 'COMPLETED', 60_000);
     const done = await activity(id);
     expect(done.steps.map((s: { status: string }) => s.status)).toEqual(['COMPLETED', 'COMPLETED']);
-    expect(done.steps[1].output).toBe(12 * 12500002500000);
+    expect(done.steps[1].output).toBe(60 * 500000500000);
     const tasks = await api.request('GET', `/api/tasks?filter=${encodeURIComponent(`projectId==${project.id}`)}`);
     expect(tasks.body.content.map((t: { title: string; createdByActivityId: string }) => [t.title, t.createdByActivityId])).toEqual([['made once', id]]);
   }, 120_000);

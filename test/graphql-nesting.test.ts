@@ -4,7 +4,8 @@ import { startServer, unique, type TestServer } from './support/server';
 
 let server: TestServer;
 beforeAll(async () => {
-  server = await startServer();
+  // The trees are seeded with one mutation document per level.
+  server = await startServer({ graphqlMaxRootMutations: 1_000 });
 });
 afterAll(() => server.close());
 

@@ -223,3 +223,26 @@ describe('large JSON values', () => {
     expect(answer.body.properties.a).toHaveLength(200_000);
   });
 });
+
+describe('bodies over the limit', () => {
+  it('are 413 naming the limit, on REST and GraphQL, and nothing is written', async () => {
+    const organization = await createOrganization(server);
+    const projectId = (await createProject(server, organization.id)).id;
+    const title = unique('huge');
+    const rest = await server.request('POST', '/api/tasks', { body: { projectId, title, description: 'x'.repeat(1024 * 1024) } });
+    expect(rest.status, rest.text.slice(0, 300)).toBe(413);
+    expect(rest.body).toEqual({ error: 'Payload Too Large', message: 'request body is larger than the limit of 1 MB', status: 413 });
+    const graphql = await postGraphql({ query: `mutation { createTask(input: { projectId: "${projectId}", title: "${title}", description: "${'x'.repeat(1024 * 1024)}" }) { id } }` });
+    expect(graphql.status, graphql.text.slice(0, 300)).toBe(413);
+    expect(graphql.body.errors).toEqual([{ message: 'request body is larger than the limit of 1 MB', extensions: { code: 'PAYLOAD_TOO_LARGE', status: 413 } }]);
+    const listed = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(`title=='${title}'`)}`);
+    expect(listed.body.totalElements, listed.text).toBe(0);
+  });
+
+  it('just under the limit are read', async () => {
+    const organization = await createOrganization(server);
+    const projectId = (await createProject(server, organization.id)).id;
+    const answer = await server.request('POST', '/api/tasks', { body: { projectId, title: unique('big'), description: 'x'.repeat(1000 * 1000) } });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+  });
+});

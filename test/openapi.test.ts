@@ -218,8 +218,10 @@ describe('schemas', () => {
 describe('paths', () => {
   it('lists responses 200, 400, 401, 403, 404 and 409 for PUT /api/team-members/{id}', () => {
     const put = doc.paths['/api/team-members/{id}'].put;
-    // The specification's six answers, 412 (an If-Match naming a stale version) and 429: every operation can be rate limited.
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '429']);
+    // The specification's six answers, 412 (an If-Match naming a stale version), 413 (a body over the
+    // limit), 429 (every operation can be rate limited) and 503 (a statement past its timeout).
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '429', '503']);
+    expect(doc.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
     expect(JSON.stringify(put.responses['200'])).toContain('#/components/schemas/TeamMember"');
     expect(put.requestBody.required).toBe(true);
     expect(put.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TeamMemberUpdateRequest' });

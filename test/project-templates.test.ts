@@ -265,10 +265,9 @@ describe('template options at project creation', () => {
     expect(project.options).toMatchObject({ options: own, dataProperties: { code: 'XYZ', region: 'us' } });
   });
 
-  it("answers 400 naming the option when the template's pattern is not a regular expression", async () => {
-    const broken = await createTemplate({ options: [{ name: 'bad', properties: { pattern: '([a-z' } }] });
-    const refusal = await createWith({ projectTemplateRef: broken.id, ...dataProperties({ bad: 'x' }) }, 400);
-    expect(refusal.details).toEqual([{ field: 'options.dataProperties.bad', message: expect.stringContaining('not a valid regular expression') }]);
+  it("answers 400 naming the option's pattern when the template is written with one that is not an RE2 regular expression", async () => {
+    const refusal = await rest(member, 'POST', '/api/project-templates', 400, { organizationId: organization.id, name: unique('Template'), options: [{ name: 'bad', properties: { pattern: '([a-z' } }] });
+    expect(refusal.details).toEqual([{ field: 'options[0].properties.pattern', message: expect.stringContaining('not a valid RE2 regular expression') }]);
   });
 });
 

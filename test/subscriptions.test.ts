@@ -367,6 +367,17 @@ describe('the protocol', () => {
     const project = await createProject(writer, organizationId, {}, member.key);
     await liveTaskSubscription(connection, project.id, writer, member.key);
   });
+
+  it('refuses a subscription nested past the limits before parsing it (BAD_REQUEST naming the limit), and the connection stays open', async () => {
+    const connection = connect(reader, { 'x-api-key': member.key });
+    const deepLiteral = `subscription { taskChanged(projectId: ${'['.repeat(5_000)}${']'.repeat(5_000)}) { id } }`;
+    const refused = new Subscription(connection.client, deepLiteral, {});
+    await refused.until(() => refused.completed || refused.error !== undefined);
+    const errors = refused.results[0]?.errors ?? (refused.error as any[]);
+    expect(errors?.[0]).toMatchObject({ message: 'query: a value is nested deeper than the limit of 64 levels', extensions: { code: 'BAD_REQUEST' } });
+    const project = await createProject(writer, organizationId, {}, member.key);
+    await liveTaskSubscription(connection, project.id, writer, member.key);
+  });
 });
 
 describe('shutdown', () => {

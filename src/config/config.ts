@@ -7,8 +7,21 @@ import { parseHostAllowlist } from '../egress/egress-guard';
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
 
+/** RATE_LIMIT_USER_PER_MINUTE: requests a minute of all API keys and bearer tokens of one user together. */
+export const DEFAULT_RATE_LIMIT_USER_PER_MINUTE = 1000;
+/** MAX_API_KEYS_PER_USER: live (unexpired) API keys one user may hold. */
+export const DEFAULT_MAX_API_KEYS_PER_USER = 50;
+/** GRAPHQL_MAX_ROOT_MUTATIONS: root mutation fields one GraphQL document may hold. */
+export const DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS = 20;
+
 /** EVENT_LOOP_STALL_LOG_MS: stalls this long are logged (every request of every tenant waits through one). */
 export const DEFAULT_EVENT_LOOP_STALL_LOG_MS = 200;
+
+/** DATABASE_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of the API running longer (the request answers 503). */
+export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
+
+/** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
+export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
 
 /** More jobs at once than connections a process should hold is a mistake, not a setting. */
 const MAX_WORKER_CONCURRENCY = 64;
@@ -17,9 +30,17 @@ const MAX_WORKER_CONCURRENCY = 64;
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
+  /** DATABASE_STATEMENT_TIMEOUT_MS: longest a statement of the API may run before PostgreSQL cancels it. */
+  databaseStatementTimeoutMs: number;
   bootstrapApiKey?: string;
   rateLimitPerMinute: number;
   rateLimitBurstPerSecond: number;
+  /** RATE_LIMIT_USER_PER_MINUTE: the minute budget all keys and bearer tokens of one user share. */
+  rateLimitUserPerMinute: number;
+  /** MAX_API_KEYS_PER_USER: creating a live API key beyond it is refused (409). */
+  maxApiKeysPerUser: number;
+  /** GRAPHQL_MAX_ROOT_MUTATIONS: a document with more root mutation fields is refused (400). */
+  graphqlMaxRootMutations: number;
   redisUrl?: string;
   dataDir: string;
   /** How long credentials and memberships may be reused (0 to 30 seconds). */
@@ -30,6 +51,8 @@ export interface AppConfig {
   secretsKey?: string;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once (0: no worker in this process). */
   workerConcurrency: number;
+  /** EXPRESSION_TIMEOUT_MS: an evaluation of a user's JSONata (SCRIPT step, trigger filter or input mapping) running longer fails. */
+  expressionTimeoutMs: number;
   /** The `analyticsEmbed` block of CONFIG_FILE (default ./platform.config.yaml, if present). */
   analyticsEmbed: AnalyticsEmbedConfig;
   /** ANALYTICS_EMBED_SIGNING_KEY_PEM: the RS256 private key (PKCS#8 PEM) embed tokens are signed with. */
@@ -78,15 +101,20 @@ export function loadConfig(): AppConfig {
   return {
     port: positiveInteger('PORT', 8080),
     databaseUrl: process.env.DATABASE_URL || undefined,
+    databaseStatementTimeoutMs: positiveInteger('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS),
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
     rateLimitPerMinute: positiveInteger('RATE_LIMIT_PER_MINUTE', 100),
     rateLimitBurstPerSecond: positiveInteger('RATE_LIMIT_BURST_PER_SECOND', 20),
+    rateLimitUserPerMinute: positiveInteger('RATE_LIMIT_USER_PER_MINUTE', DEFAULT_RATE_LIMIT_USER_PER_MINUTE),
+    maxApiKeysPerUser: positiveInteger('MAX_API_KEYS_PER_USER', DEFAULT_MAX_API_KEYS_PER_USER),
+    graphqlMaxRootMutations: positiveInteger('GRAPHQL_MAX_ROOT_MUTATIONS', DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS),
     redisUrl: process.env.REDIS_URL || undefined,
     dataDir: process.env.DATA_DIR || '.data',
     authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
     secretsKey: process.env.SECRETS_KEY || undefined,
     dataLakeDir: process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
     workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
+    expressionTimeoutMs: positiveInteger('EXPRESSION_TIMEOUT_MS', DEFAULT_EXPRESSION_TIMEOUT_MS),
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
     bridgeEgressPrivateHostAllowlist: parseHostAllowlist(process.env.BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST),

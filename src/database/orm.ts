@@ -9,6 +9,7 @@ import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
 import { CountingLogger } from './query-counter';
 import { logger } from '../http/logger';
+import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
 export function ormOptions(clientUrl: string): Options {
   return defineConfig({
@@ -40,12 +41,26 @@ export function ormOptions(clientUrl: string): Options {
   });
 }
 
+export interface DatabaseOptions {
+  /**
+   * DATABASE_STATEMENT_TIMEOUT_MS (default 10000): PostgreSQL cancels any statement of the ORM's
+   * connections that runs longer (SQLSTATE 57014, answered 503). Migrations are not bound by it.
+   */
+  statementTimeoutMs?: number;
+}
+
 /**
  * Connects and applies pending migrations. Processes starting at once on one database take turns (a
- * session advisory lock on a connection of its own): the first migrates, the others find it done.
+ * session advisory lock on a connection of its own): the first migrates, the others find it done. Then
+ * every connection of the pool starts with the statement timeout.
  */
-export async function openDatabase(clientUrl: string): Promise<MikroORM<PostgreSqlDriver>> {
+export async function openDatabase(
+  clientUrl: string,
+  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS }: DatabaseOptions = {},
+): Promise<MikroORM<PostgreSqlDriver>> {
+  // Migrations may rewrite whole tables: they run before the timeout of requests is set.
   const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
+  // Waiting for another process's migrations may take long: this connection has no statement timeout.
   const turn = new pg.Client({ connectionString: clientUrl });
   await turn.connect();
   try {
@@ -56,5 +71,27 @@ export async function openDatabase(clientUrl: string): Promise<MikroORM<PostgreS
     // Ending the session releases its lock.
     await turn.end();
   }
+  // A startup parameter of every connection opened from here on (the migrations' are closed): no
+  // statement a request causes runs unbounded, whatever the filter or the lock it waits on.
+  await orm.reconnect({ driverOptions: { connection: { statement_timeout: statementTimeoutMs } } });
   return orm;
+}
+
+/** The statement timeout openDatabase gave the ORM's connections (undefined for an ORM opened otherwise). */
+export function statementTimeoutOf(orm: MikroORM): number | undefined {
+  const driverOptions = orm.config.get('driverOptions') as { connection?: { statement_timeout?: unknown } } | undefined;
+  const timeout = driverOptions?.connection?.statement_timeout;
+  return typeof timeout === 'number' ? timeout : undefined;
+}
+
+/**
+ * `url` whose node-postgres connections start with `statement_timeout`: the pools that serve requests
+ * beside the ORM's (the read pool) are bound as the ORM is. node-postgres reads the parameters of a
+ * connection string over its other options, and passes this one to PostgreSQL when connecting.
+ */
+export function withStatementTimeout(url: string, timeoutMs: number | undefined): string {
+  if (timeoutMs === undefined) return url;
+  const parsed = new URL(url);
+  parsed.searchParams.set('statement_timeout', String(timeoutMs));
+  return parsed.toString();
 }

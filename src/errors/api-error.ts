@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'PAYLOAD_TOO_LARGE'
   | 'UNPROCESSABLE_ENTITY'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
@@ -127,6 +128,12 @@ export class PreconditionFailedError extends ApiError {
   }
 }
 
+/** A request body over the limit of its route (1 MB, 20 MB for chat completions). */
+export class PayloadTooLargeError extends ApiError {
+  readonly status = 413;
+  readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
 /** Well-formed but not acceptable as sent (an Idempotency-Key reused with another request). */
 export class UnprocessableEntityError extends ApiError {
   readonly status = 422;
@@ -141,6 +148,19 @@ export class RateLimitedError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly code = 'SERVICE_UNAVAILABLE';
+  /** Seconds after which the same request may succeed: the `Retry-After` header (REST), `extensions.retryAfter` (GraphQL). */
+  retryAfter?: number;
+
+  static withRetryAfter(message: string, seconds: number): ServiceUnavailableError {
+    const error = new ServiceUnavailableError(message);
+    error.retryAfter = seconds;
+    return error;
+  }
+
+  override toGraphqlError(): { message: string; extensions: Record<string, unknown> } {
+    const error = super.toGraphqlError();
+    return this.retryAfter === undefined ? error : { ...error, extensions: { ...error.extensions, retryAfter: this.retryAfter } };
+  }
 }
 
 /** The upstream service of a call could not be reached or answered unusably (too large a body, too many redirects). */

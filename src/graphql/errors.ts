@@ -28,15 +28,34 @@ function isWrapper(error: unknown): error is { originalError: unknown } {
   return typeof error === 'object' && error !== null && (error as { originalError?: unknown }).originalError != null;
 }
 
+/** What a client is told of a request the engine itself failed on (its parser out of stack ...): never the failure's own text. */
+const UNREADABLE_REQUEST = 'the request could not be processed: it is too large or nested too deeply';
+
+/** Texts of the engine's own failures, which a message may carry over from the error it wraps. */
+const INTERNAL_TEXT = /Maximum call stack size exceeded|Invalid (string|array) length/;
+
+/** Whether the error, or one it wraps, is a failure of the engine (a RangeError) rather than a verdict on the request. */
+function isEngineFailure(error: unknown, message: string): boolean {
+  if (INTERNAL_TEXT.test(message)) return true;
+  let current = error;
+  for (let hops = 0; hops < 16 && typeof current === 'object' && current !== null; hops++) {
+    if (current instanceof RangeError) return true;
+    const wrapper = current as { originalError?: unknown; cause?: unknown };
+    current = wrapper.originalError ?? wrapper.cause;
+  }
+  return false;
+}
+
 /** Maps every GraphQL error to `extensions.code` and `extensions.status`, as REST statuses. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = rootCause(error);
   const code = formatted.extensions?.code;
-  if (!(original instanceof ApiError) && typeof code === 'string' && CLIENT_CODES.has(code)) {
-    return { ...formatted, extensions: { code: 'BAD_REQUEST', status: 400 } };
-  }
-  if (!(original instanceof ApiError) && original instanceof GraphQLError && !original.originalError) {
-    return { ...formatted, extensions: { code: 'BAD_REQUEST', status: 400 } };
+  const clientError =
+    !(original instanceof ApiError) &&
+    ((typeof code === 'string' && CLIENT_CODES.has(code)) || (original instanceof GraphQLError && !original.originalError));
+  if (clientError) {
+    const message = isEngineFailure(error, formatted.message) ? UNREADABLE_REQUEST : formatted.message;
+    return { ...formatted, message, extensions: { code: 'BAD_REQUEST', status: 400 } };
   }
   return { ...normalizeError(original).toGraphqlError(), locations: formatted.locations, path: formatted.path };
 }

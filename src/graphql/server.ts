@@ -4,17 +4,18 @@ import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import type { Resource } from '../model/resource';
 import { BODY_LIMIT } from '../rest/json-body';
-import { contextOf } from '../rest/resource-router';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
 import { jitGateway } from './jit-executor';
+import { graphqlNestingGuard } from './json-depth';
 import { nameInputValuesRule } from './enum-messages';
 import { costLimitPlugin, depthRule } from './limits';
+import { DEFAULT_MUTATION_BUDGET, graphqlContextOf, mutationBudgetPlugin, type MutationBudget } from './mutation-budget';
 import { buildGraphqlSchema } from './schema';
 import { subscriptionsOverWebSocket } from './subscription-resolver';
 
-/** The /graphql endpoint: Apollo over the registered resources, with the request's context. */
-export async function graphqlHandler(resources: readonly Resource[]): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
+/** The /graphql endpoint: Apollo over the registered resources, with the request's context; `budget` counts mutations. */
+export async function graphqlHandler(resources: readonly Resource[], budget: MutationBudget = DEFAULT_MUTATION_BUDGET): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
     gateway: jitGateway(schema),
@@ -28,9 +29,9 @@ export async function graphqlHandler(resources: readonly Resource[]): Promise<{ 
     stringifyResult: (result) => JSON.stringify(result),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), subscriptionsOverWebSocket],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), mutationBudgetPlugin(schema, budget), subscriptionsOverWebSocket],
   });
   await server.start();
-  const middleware = expressMiddleware(server, { context: async ({ req }) => ({ ctx: contextOf(req) }) });
-  return { handler: [express.json({ limit: BODY_LIMIT }), middleware], stop: () => server.stop() };
+  const middleware = expressMiddleware(server, { context: async ({ req }) => graphqlContextOf(req) });
+  return { handler: [express.json({ limit: BODY_LIMIT }), graphqlNestingGuard, middleware], stop: () => server.stop() };
 }

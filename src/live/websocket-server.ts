@@ -5,11 +5,12 @@ import type { IncomingHttpHeaders, IncomingMessage, Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { Authenticator } from '../auth/authenticate';
-import { ApiError, RateLimitedError, UnauthenticatedError } from '../errors/api-error';
+import { ApiError, BadRequestError, RateLimitedError, UnauthenticatedError } from '../errors/api-error';
 import { nameInputValuesRule } from '../graphql/enum-messages';
 import { formatGraphqlError } from '../graphql/errors';
+import { requestNestingIssue } from '../graphql/json-depth';
 import { assertAffordable, depthRule } from '../graphql/limits';
-import type { RateLimits } from '../http/rate-limit';
+import type { RateLimits, RateSubject } from '../http/rate-limit';
 import type { RequestContext } from '../services/context';
 import { ChangeFeed } from './change-feed';
 import { LiveConnection, type LiveContext } from './live-connection';
@@ -38,7 +39,8 @@ type ConnectionContext = Context<Record<string, unknown> | undefined, Extra>;
 
 interface Connection {
   live: LiveConnection;
-  rateKey: string;
+  /** Its key's budget and its user's, as for POST /graphql. */
+  rate: RateSubject;
 }
 
 interface Attached {
@@ -134,7 +136,8 @@ export class LiveUpdates {
     const address = ctx.extra.request.socket.remoteAddress;
     const { authenticator, limits } = this.options;
     const identity = await authenticator.resolve(headers, address);
-    if (!(await limits.consume(identity.rateKey)).allowed) {
+    const rate = { key: identity.rateKey, user: identity.context?.user?.id };
+    if (!(await limits.consume(rate)).allowed) {
       ctx.extra.socket.close(CLOSE_TOO_MANY_REQUESTS, 'Too many requests');
       return false;
     }
@@ -148,7 +151,7 @@ export class LiveUpdates {
       ctx.extra.socket.close(CLOSE_UNAUTHORIZED, closeReason(`Unauthorized: ${again.refusal ?? 'credentials refused'}`));
       return undefined;
     };
-    this.connections.set(ctx, { live: new LiveConnection(this.feed, identify), rateKey: identity.rateKey });
+    this.connections.set(ctx, { live: new LiveConnection(this.feed, identify), rate });
     return true;
   }
 
@@ -159,8 +162,10 @@ export class LiveUpdates {
     if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
       return [new GraphQLError(`a connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions: complete some first, or open another connection`)];
     }
-    const decision = await limits.consume(connection.rateKey);
+    const decision = await limits.consume(connection.rate);
     if (!decision.allowed) return [asGraphqlError(new RateLimitedError(`rate limit exceeded: retry in ${decision.retryAfter} s`))];
+    const tooDeep = requestNestingIssue(payload);
+    if (tooDeep) return [asGraphqlError(new BadRequestError(tooDeep))];
     let document: DocumentNode;
     try {
       document = parse(payload.query);

@@ -150,7 +150,7 @@ export const operations: DomainOperation[] = [
     tag: 'triggers',
     summary:
       'Start the activity of an enabled manual trigger by hand, with `input` (the activity inputs unless the trigger maps them); ' +
-      'the activity runs in the background. 409 when the trigger is disabled, is not a manual trigger, or its eventFilter is false for this input',
+      'the activity runs in the background. 409 when the trigger is disabled, is not a manual trigger, or its eventFilter is false or fails (an error or a limit) for this input',
     body: [{ name: 'input', kind: 'json', description: 'Handed to eventFilter and inputMapping as `input`' }],
     bodyOptional: true,
     answer: { entity: Activity },

@@ -21,15 +21,19 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '404': ['NotFound', 'No resource with that id'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
   '412': ['PreconditionFailed', 'If-Match names no current version of the row (the body carries currentChangeSequence)'],
+  '413': ['PayloadTooLarge', 'The request body is over the limit'],
   '429': ['TooManyRequests', 'Rate limited'],
   '502': ['BadGateway', 'The upstream service could not be reached or answered unusably'],
   '503': ['ServiceUnavailable', 'The operation is not available on this server'],
   '504': ['GatewayTimeout', 'The upstream service did not answer in time'],
 };
 
-/** The error answers of an operation; every authenticated operation can also answer 401, 403 and 429. */
+/**
+ * The error answers of an operation; every authenticated operation can also answer 401, 403, 429 and
+ * 503 (a statement past DATABASE_STATEMENT_TIMEOUT_MS).
+ */
 function errors(...statuses: string[]): Record<string, unknown> {
-  const all = [...new Set([...statuses, '401', '403', '429'])].sort();
+  const all = [...new Set([...statuses, '401', '403', '429', '503'])].sort();
   return Object.fromEntries(all.map((s) => [s, response(ERROR_RESPONSES[s][0])]));
 }
 
@@ -413,7 +417,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     if ('schema' in operation.answer) addObjectTypeSchemas(schemas, operation.answer.graphql(), operation.answer.schema);
   }
   const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });
-  return withIdempotencyKeys({
+  return withBodyLimits(withIdempotencyKeys({
     openapi: '3.0.3',
     info: {
       title: 'Document Processing Platform API',
@@ -467,12 +471,18 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         BadGateway: errorResponse('The upstream service answered an error status (upstreamStatus), could not be reached, broke off, redirected too often or answered more than 10 MB', 'UpstreamError'),
         GatewayTimeout: errorResponse('The upstream service did not answer in time'),
         TooManyRequests: {
-          ...errorResponse('Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second'),
+          ...errorResponse(
+            'Rate limited: per API key at most RATE_LIMIT_PER_MINUTE requests a minute and RATE_LIMIT_BURST_PER_SECOND a second, and all keys and bearer tokens of one user together at most RATE_LIMIT_USER_PER_MINUTE a minute; a GraphQL document counts one request per root mutation field',
+          ),
           headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } } },
         },
-        ServiceUnavailable: errorResponse(
-          'The operation is not available on this server (for example the analytics embed token minter is disabled or its key unusable, or an AI provider is not configured)',
-        ),
+        ServiceUnavailable: {
+          ...errorResponse(
+            'The operation is not available on this server (for example the analytics embed token minter is disabled or its key unusable, or an AI provider is not configured), or a database statement ran past DATABASE_STATEMENT_TIMEOUT_MS and was cancelled (with Retry-After)',
+          ),
+          headers: { 'Retry-After': { description: 'Seconds to wait before retrying (a cancelled statement)', schema: { type: 'integer' } } },
+        },
+        PayloadTooLarge: errorResponse('The request body is over the limit of its route (1 MB; 20 MB for chat completions); the message names it'),
       },
       headers: {
         'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
@@ -484,5 +494,19 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the identity provider (issuer, audience and expiry checked)" },
       },
     },
-  });
+  }));
+}
+
+/** Every operation that reads a body may answer 413 past the body limit. */
+function withBodyLimits<T extends Record<string, any>>(document: T): T {
+  for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
+    for (const operation of Object.values(item)) {
+      if (operation?.requestBody) operation.responses = sortedByStatus({ ...operation.responses, '413': response('PayloadTooLarge') });
+    }
+  }
+  return document;
+}
+
+function sortedByStatus(responses: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => a.localeCompare(b)));
 }

@@ -33,13 +33,26 @@ interface Resolved {
   link?: InverseLink;
 }
 
+/** Longest filter text accepted, in UTF-8 bytes. */
+export const MAX_FILTER_BYTES = 8192;
+/** Most comparisons a filter may hold. */
+export const MAX_FILTER_COMPARISONS = 200;
+/** Deepest nesting of parentheses a filter may hold (value lists such as `=in=(...)` included). */
+export const MAX_FILTER_NESTING = 32;
+
 /**
  * Reads the filter language (RSQL `;`/`,` and the `and`/`or` words, parentheses, == != =like= =in=
  * =out= > >= < <= =gt= =ge= =lt= =le= =isnull=). It becomes a MikroORM condition whose values are bound
  * as parameters by the ORM; nothing is concatenated into SQL.
+ *
+ * The size of what a caller may ask for is bounded (MAX_FILTER_BYTES, MAX_FILTER_COMPARISONS,
+ * MAX_FILTER_NESTING) and checked by one linear pass before the text is parsed, so that a refused filter
+ * costs no more than reading it. Nothing below walks the expression by recursion proportional to its
+ * length: chains of one operator are flattened into one list.
  */
 export function parseFilter<T extends object>(entity: EntityClass<T>, text: string | undefined): ParsedFilter<T> | undefined {
   if (!text || !text.trim()) return undefined;
+  checkSize(text);
   // Values are compared in the database, which cannot hold such text: refused rather than altered.
   const unstorable = unstorableText(text);
   if (unstorable) throw BadRequestError.forField('filter', unstorable);
@@ -49,12 +62,74 @@ export function parseFilter<T extends object>(entity: EntityClass<T>, text: stri
   } catch (error) {
     throw BadRequestError.forField('filter', `malformed expression: ${(error as Error).message}`);
   }
-  const resolved: Resolutions = new Map(collectComparisons(ast).map((node) => [node, resolveComparison(entity, node.left.selector)]));
+  const comparisons = comparisonsOf(ast);
+  // The pass before parsing counts exactly these; counted again on the tree so the bound never rests on it alone.
+  if (comparisons.length > MAX_FILTER_COMPARISONS) throw tooManyComparisons();
+  const resolved: Resolutions = new Map(comparisons.map((node) => [node, resolveComparison(entity, node.left.selector)]));
   const reached = [...resolved.values()].flatMap(({ path, link }) => [...(link ? [link.source] : []), ...path.relations.map((r) => r.target)]);
+  const shared = sharedLinks(ast, resolved);
   return {
     relations: [...new Set(reached)],
-    condition: (scope) => translate(ast, resolved, scope) as FilterQuery<T>,
+    condition: (scope) => translate(ast, { resolved, shared, scope }) as FilterQuery<T>,
   };
+}
+
+const tooManyComparisons = () => BadRequestError.forField('filter', `has more than the limit of ${MAX_FILTER_COMPARISONS} comparisons`);
+
+/**
+ * Refuses a filter longer than MAX_FILTER_BYTES, with more than MAX_FILTER_COMPARISONS comparisons or
+ * parentheses nested deeper than MAX_FILTER_NESTING, in one pass over the text. Comparisons are counted
+ * by their operators, found as the parser's lexer finds them: outside quoted values, every comparison
+ * operator starts with one of `= ! < >`, which cannot occur in an unquoted value.
+ */
+function checkSize(text: string): void {
+  // Each UTF-16 unit is at least one byte: the length alone refuses most oversized texts without encoding them.
+  if (text.length > MAX_FILTER_BYTES || Buffer.byteLength(text, 'utf8') > MAX_FILTER_BYTES) {
+    throw BadRequestError.forField('filter', `is longer than the limit of ${MAX_FILTER_BYTES} bytes`);
+  }
+  let comparisons = 0;
+  let depth = 0;
+  let at = 0;
+  while (at < text.length) {
+    const char = text[at];
+    if (char === '"' || char === "'") {
+      at = afterQuoted(text, at);
+    } else if (char === '(') {
+      if (++depth > MAX_FILTER_NESTING) throw BadRequestError.forField('filter', `nests parentheses deeper than the limit of ${MAX_FILTER_NESTING}`);
+      at += 1;
+    } else if (char === ')') {
+      depth = Math.max(0, depth - 1);
+      at += 1;
+    } else if (char === '=' || char === '!' || char === '<' || char === '>') {
+      if (++comparisons > MAX_FILTER_COMPARISONS) throw tooManyComparisons();
+      at = afterOperator(text, at);
+    } else {
+      at += 1;
+    }
+  }
+}
+
+/** Past the quoted value starting at `start`: its closing quote is the first one not escaped by a backslash (as the lexer reads it). */
+function afterQuoted(text: string, start: number): number {
+  const quote = text[start];
+  let end = start;
+  for (;;) {
+    end = text.indexOf(quote, end + 1);
+    // Unclosed: the parser refuses it.
+    if (end === -1) return text.length;
+    let backslashes = 0;
+    while (text[end - 1 - backslashes] === '\\' && end - 1 - backslashes > start) backslashes += 1;
+    if (backslashes % 2 === 0) return end + 1;
+  }
+}
+
+/** Past the comparison operator at `start`: `==`, `!=`, `<=`, `>=`, `<`, `>` or `=word=`. */
+function afterOperator(text: string, start: number): number {
+  if (text[start] !== '=') return text[start + 1] === '=' ? start + 2 : start + 1;
+  if (text[start + 1] === '=') return start + 2;
+  let end = start + 1;
+  while (end < text.length && text[end] >= 'a' && text[end] <= 'z') end += 1;
+  return text[end] === '=' ? end + 1 : start + 1;
 }
 
 function resolveComparison(entity: EntityClass<object>, selector: string): Resolved {
@@ -65,27 +140,70 @@ function resolveComparison(entity: EntityClass<object>, selector: string): Resol
   return { link, path: resolveFieldPath(link.source, rest.join('.'), 'filter', selector) };
 }
 
-function collectComparisons(node: ExpressionNode): ComparisonNode[] {
-  if (node.type !== 'LOGIC') return [node as ComparisonNode];
-  const logic = node as LogicNode;
-  return [...collectComparisons(logic.left), ...collectComparisons(logic.right)];
+const isLogic = (node: ExpressionNode): node is LogicNode => node.type === 'LOGIC';
+
+/** `$and` or `$or`, whichever spelling the expression used. */
+const logicOf = (node: LogicNode): '$and' | '$or' => (node.operator === ';' || node.operator === 'and' ? '$and' : '$or');
+
+/** The comparisons of the expression, left to right (with a stack: a chain of thousands is no deeper than one). */
+function comparisonsOf(root: ExpressionNode): ComparisonNode[] {
+  const found: ComparisonNode[] = [];
+  const stack = [root];
+  while (stack.length) {
+    const node = stack.pop()!;
+    if (isLogic(node)) stack.push(node.right, node.left);
+    else found.push(node as ComparisonNode);
+  }
+  return found;
 }
 
 type Resolutions = Map<ComparisonNode, Resolved>;
 
+/** For every node, the inverse filter all the comparisons below it go through, if they share one (undefined otherwise). */
+type SharedLinks = Map<ExpressionNode, InverseLink | undefined>;
+
+/** Every node's shared inverse filter, children before parents (with a stack). */
+function sharedLinks(root: ExpressionNode, resolved: Resolutions): SharedLinks {
+  const shared: SharedLinks = new Map();
+  const stack = [root];
+  while (stack.length) {
+    const node = stack[stack.length - 1];
+    if (!isLogic(node)) {
+      shared.set(node, resolved.get(node as ComparisonNode)!.link);
+      stack.pop();
+    } else if (shared.has(node.left) && shared.has(node.right)) {
+      const left = shared.get(node.left);
+      const right = shared.get(node.right);
+      shared.set(node, left && right && left.name === right.name ? left : undefined);
+      stack.pop();
+    } else {
+      stack.push(node.right, node.left);
+    }
+  }
+  return shared;
+}
+
+interface Translation {
+  resolved: Resolutions;
+  shared: SharedLinks;
+  scope: FilterScope;
+}
+
 /**
  * The condition of a node. The largest subtrees whose comparisons all go through one inverse filter
- * become one `EXISTS` each, so that `memberTask.a;memberTask.b` asks for one task meeting both.
+ * become one `EXISTS` each, so that `memberTask.a;memberTask.b` asks for one task meeting both. A chain
+ * of one operator becomes one `$and`/`$or` list: only a change of operator (which takes parentheses,
+ * bounded by MAX_FILTER_NESTING) or an `EXISTS` adds a level, to this recursion and to the condition.
  */
-function translate(node: ExpressionNode, resolved: Resolutions, scope: FilterScope, inside?: InverseLink): Condition {
+function translate(node: ExpressionNode, translation: Translation, inside?: InverseLink): Condition {
+  const { resolved, shared, scope } = translation;
   if (!inside) {
-    const link = sharedLink(node, resolved);
-    if (link) return scope.exists(link, translate(node, resolved, scope, link));
+    const link = shared.get(node);
+    if (link) return scope.exists(link, translate(node, translation, link));
   }
-  if (node.type === 'LOGIC') {
-    const logic = node as LogicNode;
-    const operator = logic.operator === ';' || logic.operator === 'and' ? '$and' : '$or';
-    return { [operator]: [translate(logic.left, resolved, scope, inside), translate(logic.right, resolved, scope, inside)] };
+  if (isLogic(node)) {
+    const operator = logicOf(node);
+    return { [operator]: operandsOf(node, operator, inside ? undefined : shared).map((operand) => translate(operand, translation, inside)) };
   }
   const comparison = node as ComparisonNode;
   const { path } = resolved.get(comparison)!;
@@ -99,11 +217,19 @@ function translate(node: ExpressionNode, resolved: Resolutions, scope: FilterSco
   return guards.length ? { $and: [condition, ...guards] } : condition;
 }
 
-/** The inverse filter every comparison below `node` goes through, if they share one. */
-function sharedLink(node: ExpressionNode, resolved: Resolutions): InverseLink | undefined {
-  const links = collectComparisons(node).map((c) => resolved.get(c)!.link);
-  const [first] = links;
-  return first && links.every((l) => l?.name === first.name) ? first : undefined;
+/**
+ * The operands of the chain of `operator` at `node`, left to right: its subtrees of the same operator are
+ * opened, except (outside an inverse filter, `shared` given) those that become an `EXISTS` of their own.
+ */
+function operandsOf(node: LogicNode, operator: '$and' | '$or', shared?: SharedLinks): ExpressionNode[] {
+  const operands: ExpressionNode[] = [];
+  const stack: ExpressionNode[] = [node.right, node.left];
+  while (stack.length) {
+    const next = stack.pop()!;
+    if (isLogic(next) && logicOf(next) === operator && !shared?.get(next)) stack.push(next.right, next.left);
+    else operands.push(next);
+  }
+  return operands;
 }
 
 const COMPARISONS: Record<string, string> = {

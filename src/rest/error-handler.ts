@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors/api-error';
+import { BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 
 /**
@@ -9,12 +9,14 @@ import { normalizeError } from '../errors/normalize-error';
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const apiError = normalizeError(clientErrorOf(error));
   if (apiError instanceof MethodNotAllowedError) res.set('Allow', apiError.allow.join(', '));
+  if (apiError instanceof ServiceUnavailableError && apiError.retryAfter !== undefined) res.set('Retry-After', String(apiError.retryAfter));
   res.status(apiError.status).json(isGraphqlRequest(req) ? { errors: [apiError.toGraphqlError()] } : apiError.toBody());
 }
 
 /** Failures of Express and its body parser to read the request are the client's. */
 function clientErrorOf(error: unknown): unknown {
-  if (isBodyParserError(error)) return new BadRequestError(bodyParserMessage(error));
+  if (isBodyParserError(error) && error.type === 'entity.too.large') return new PayloadTooLargeError(`request body is larger than the limit of ${megabytes(error.limit)}`);
+  if (isBodyParserError(error)) return new BadRequestError(`request body could not be read: ${error.message}`);
   if (isPathDecodingError(error)) return new BadRequestError('a path parameter is not valid percent-encoded UTF-8');
   return error;
 }
@@ -36,12 +38,14 @@ interface BodyParserError {
   type: string;
   status: number;
   message: string;
+  /** The route's limit in bytes (entity.too.large). */
+  limit?: number;
 }
 
 function isBodyParserError(error: unknown): error is BodyParserError {
   return typeof error === 'object' && error !== null && typeof (error as BodyParserError).type === 'string' && 'status' in error;
 }
 
-function bodyParserMessage(error: BodyParserError): string {
-  return error.type === 'entity.too.large' ? 'request body is too large' : `request body could not be read: ${error.message}`;
+function megabytes(bytes: number | undefined): string {
+  return bytes === undefined ? 'this route' : `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MB`;
 }

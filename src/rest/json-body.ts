@@ -30,19 +30,72 @@ export function jsonBody(req: Request, _res: Response, next: NextFunction): void
   next();
 }
 
+/** How deep brackets nest in a text: every bracket, and value brackets (see `nestingOf`). */
+export interface Nesting {
+  depth: number;
+  valueDepth: number;
+}
+
 /** The deepest nesting of brackets outside strings, counted without recursion. */
 function nestingDepth(text: string): number {
+  return nestingOf(text).depth;
+}
+
+/**
+ * The one measure of nesting, for JSON bodies and GraphQL documents alike, in a single pass without
+ * recursion: `depth` counts every `{ [ (` outside strings and comments; `valueDepth` only the `{ [`
+ * opened inside parentheses, which in a GraphQL document are the literal values of arguments and
+ * variable defaults (selection sets never stand inside parentheses). Valid JSON has no comments, block
+ * strings or parentheses, so its `depth` is that of its objects and arrays.
+ */
+export function nestingOf(text: string): Nesting {
+  // Per open bracket: 0 plain, 1 a value level, 2 a parenthesis.
+  const open: number[] = [];
   let depth = 0;
-  let deepest = 0;
-  let inString = false;
+  let deepestValue = 0;
+  let values = 0;
+  let parentheses = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \\ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 || c === 91 /* { [ */) deepest = Math.max(deepest, ++depth);
-    else if (c === 125 || c === 93 /* } ] */) depth--;
+    if (c === 34 /* " */) {
+      if (text.startsWith('"""', i)) {
+        // A GraphQL block string: only \""" escapes its end.
+        for (i += 3; i < text.length && !text.startsWith('"""', i); i++) if (text.startsWith('\\"""', i)) i += 3;
+        i += 2;
+      } else {
+        for (i++; i < text.length && text.charCodeAt(i) !== 34; i++) if (text.charCodeAt(i) === 92 /* \\ */) i++;
+      }
+    } else if (c === 35 /* # */) {
+      while (i < text.length && text.charCodeAt(i) !== 10 && text.charCodeAt(i) !== 13) i++;
+    } else if (c === 123 || c === 91 || c === 40 /* { [ ( */) {
+      const kind = c === 40 ? 2 : parentheses > 0 ? 1 : 0;
+      open.push(kind);
+      depth = Math.max(depth, open.length);
+      if (kind === 2) parentheses++;
+      if (kind === 1) deepestValue = Math.max(deepestValue, ++values);
+    } else if ((c === 125 || c === 93 || c === 41) /* } ] ) */ && open.length) {
+      const kind = open.pop();
+      if (kind === 2) parentheses--;
+      if (kind === 1) values--;
+    }
+  }
+  return { depth, valueDepth: deepestValue };
+}
+
+/**
+ * How deep objects and arrays nest in a parsed JSON value (a scalar: 0), counted as `nestingDepth` counts
+ * them in its text, without recursion; the walk stops once the depth passes `stopAbove`.
+ */
+export function valueDepth(value: unknown, stopAbove = Infinity): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length) {
+    const [current, level] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (level > deepest && (deepest = level) > stopAbove) break;
+    for (const child of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof child === 'object' && child !== null) pending.push([child, level + 1]);
+    }
   }
   return deepest;
 }

@@ -1,5 +1,7 @@
 import jsonata from 'jsonata';
 import { BoundedMap } from './bounded-map';
+import type { ExpressionPool } from './expression-pool';
+import { re2Flags, re2Problem, Re2RegexEngine } from './re2';
 
 /** Compiled expressions kept at most; trigger filters, input mappings and SCRIPT steps repeat few texts. */
 const MAX_COMPILED = 1_000;
@@ -26,7 +28,12 @@ function compile(text: string): Compiled {
   if (known) return known;
   let result: Compiled;
   try {
-    result = { expression: jsonata(text) };
+    // Regex literals match with RE2 (linear time), and one RE2 does not compile is a syntax error.
+    const expression = jsonata(text, { RegexEngine: Re2RegexEngine as unknown as RegExpConstructor });
+    const literal = nonRe2Literal(expression.ast());
+    result = literal
+      ? { error: new ExpressionSyntaxError(text, `regular expression /${literal.regex.source}/ ${literal.problem}`, undefined, literal.position) }
+      : { expression };
   } catch (error) {
     // jsonata throws plain objects {code, position, token, message}, not Error instances.
     const raw = error as { message?: unknown; code?: unknown; position?: unknown };
@@ -35,6 +42,25 @@ function compile(text: string): Compiled {
   }
   compiled.set(text, result);
   return result;
+}
+
+/** A regex literal of a parsed expression that RE2 does not compile, with why. */
+function nonRe2Literal(ast: unknown): { regex: RegExp; problem: string; position?: number } | undefined {
+  const seen = new Set<object>();
+  const stack: unknown[] = [ast];
+  while (stack.length) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (node instanceof RegExp) continue;
+    const { type, value, position } = node as { type?: unknown; value?: unknown; position?: unknown };
+    if (type === 'regex' && value instanceof RegExp) {
+      const problem = re2Problem(value.source, re2Flags(value.flags));
+      if (problem) return { regex: value, problem, position: typeof position === 'number' ? position : undefined };
+    }
+    for (const child of Object.values(node)) stack.push(child);
+  }
+  return undefined;
 }
 
 /**
@@ -48,8 +74,15 @@ export function compiledExpression(text: string): jsonata.Expression {
   return result.expression;
 }
 
-/** Why `text` does not parse as JSONata (the message of ExpressionSyntaxError), or undefined when it does. */
+/** The longest expression text stored (a SCRIPT step's, a trigger's filter or mapping): texts are cached by text. */
+export const MAX_EXPRESSION_LENGTH = 10_000;
+
+/**
+ * Why `text` does not parse as JSONata (the message of ExpressionSyntaxError), or is longer than
+ * MAX_EXPRESSION_LENGTH; undefined when it is fine.
+ */
 export function expressionSyntaxProblem(text: string): string | undefined {
+  if (text.length > MAX_EXPRESSION_LENGTH) return `must be at most ${MAX_EXPRESSION_LENGTH} characters (a JSONata expression), got ${text.length}`;
   const result = compile(text);
   return 'error' in result ? result.error.message : undefined;
 }
@@ -63,17 +96,14 @@ export class ExpressionEvaluationError extends Error {
 }
 
 /**
- * Evaluates `text` over `input`. JSONata throws plain objects `{code, position, message}` when an
- * evaluation fails: they are thrown as ExpressionEvaluationError (or ExpressionSyntaxError when the text
- * does not parse), so callers can tell an expression's failure from the server's.
+ * Evaluates `text` over `input` in `pool`, off the main thread and within its limits (see
+ * expression-pool.ts). Throws ExpressionSyntaxError when the text does not parse,
+ * ExpressionEvaluationError for JSONata's errors (`<message> (JSONata <code> at position <n>)`) and
+ * ExpressionLimitError (one of them) for a limit exceeded, so callers can tell an expression's failure
+ * from the server's. The result is as JSON gives it back: dates as text, no functions, undefined for none.
  */
-export async function evaluateExpression(text: string, input: unknown): Promise<unknown> {
-  const expression = compiledExpression(text);
-  try {
-    return await expression.evaluate(input);
-  } catch (error) {
-    const raw = error as { code?: unknown; position?: unknown; message?: unknown } | null;
-    if (error instanceof Error || typeof raw?.code !== 'string' || typeof raw.message !== 'string') throw error;
-    throw new ExpressionEvaluationError(`${raw.message} (JSONata ${raw.code}${typeof raw.position === 'number' ? ` at position ${raw.position}` : ''})`);
-  }
+export async function evaluateExpression(text: string, input: unknown, pool: ExpressionPool): Promise<unknown> {
+  // Parsed here too (once per text): a text that does not parse fails as before, without a round trip.
+  compiledExpression(text);
+  return pool.evaluate(text, input);
 }

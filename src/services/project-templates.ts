@@ -1,4 +1,5 @@
 import type { EntityClass } from '@mikro-orm/core';
+import type { RE2JS } from 're2js';
 import { ActivityPlan, DocumentStatus, Organization, Project, ProjectTemplate, TaskStatus, Trigger } from '../entities';
 import type { BaseEntity } from '../entities/base';
 import { BadRequestError, type FieldIssue } from '../errors/api-error';
@@ -6,6 +7,7 @@ import { TemplateApplication, type TemplateItem, type TemplateItemKind } from '.
 import { isUuid } from '../model/uuid';
 import type { RequestContext } from './context';
 import { isPlainObject } from './input';
+import { re2, re2Problem, Re2SyntaxError } from './re2';
 import type { ResourceRules } from './resource-rules';
 import { slugFromName } from './slugs';
 import { and, memberships } from './tenancy';
@@ -176,24 +178,50 @@ function isFilled(value: unknown): boolean {
 }
 
 /**
- * Why a value does not match its option's `properties.pattern` (a regular expression, unanchored as in
- * JSON Schema): the option's `patternMessage`, or a generic message. A pattern that does not compile is
- * the template's fault, said as such.
+ * Why a value does not match its option's `properties.pattern` (an RE2 regular expression, unanchored as
+ * in JSON Schema, matched in linear time): the option's `patternMessage`, or a generic message. A
+ * pattern that does not compile (stored before patterns were checked) is the template's fault, said as such.
  */
 function patternProblem(definition: Element, value: unknown): string | undefined {
   const properties = isPlainObject(definition.properties) ? definition.properties : {};
   const pattern = properties.pattern;
   if (typeof pattern !== 'string' || pattern === '') return undefined;
-  let expression: RegExp;
+  let expression: RE2JS;
   try {
-    expression = new RegExp(pattern);
+    expression = re2(pattern);
   } catch (error) {
-    return `the project template's pattern for this option is not a valid regular expression (${(error as Error).message})`;
+    if (!(error instanceof Re2SyntaxError)) throw error;
+    return `the project template's pattern for this option is not a valid RE2 regular expression (${error.reason})`;
   }
   if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return `must be a string, number or boolean (the option has a pattern)`;
   if (expression.test(String(value))) return undefined;
   const message = properties.patternMessage;
   return typeof message === 'string' && message.trim() !== '' ? message : `does not match the pattern ${pattern}`;
+}
+
+/**
+ * A template's option patterns are checked when the template is written (create, and an update
+ * carrying `options`): one RE2 does not compile is 400 naming `options[<i>].properties.pattern`.
+ */
+export const projectTemplateOptionRules: ResourceRules<ProjectTemplate> = {
+  async beforeCreate(_ctx, values) {
+    assertOptionPatterns(values.options);
+  },
+  async beforeUpdate(_ctx, _entity, changes, sent) {
+    if (sent.options !== undefined) assertOptionPatterns(sent.options);
+    else if (changes.options !== undefined) assertOptionPatterns(changes.options);
+  },
+};
+
+function assertOptionPatterns(options: unknown): void {
+  if (!Array.isArray(options)) return;
+  const issues: FieldIssue[] = [];
+  options.forEach((option, index) => {
+    const pattern = isPlainObject(option) && isPlainObject(option.properties) ? option.properties.pattern : undefined;
+    const problem = typeof pattern === 'string' && pattern !== '' ? re2Problem(pattern) : undefined;
+    if (problem) issues.push({ field: `options[${index}].properties.pattern`, message: problem });
+  });
+  if (issues.length) throw BadRequestError.forFields(issues);
 }
 
 /**

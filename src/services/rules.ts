@@ -45,7 +45,7 @@ import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
 import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
-import { projectTemplateRules } from './project-templates';
+import { projectTemplateOptionRules, projectTemplateRules } from './project-templates';
 import { combineRules, type ResourceRules, type ResourceWithRules } from './resource-rules';
 import { serviceBridgeRules } from './service-bridges';
 import { scopedSlugRules } from './slugs';
@@ -87,7 +87,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DocumentStatus, scopedSlugRules({ entity: DocumentStatus, source: 'status', scopeField: 'projectId', fallback: 'status' })),
   rulesOf(ActivityPlan, activityPlanRules),
   rulesOf(Trigger, triggerRules),
-  rulesOf(ProjectTemplate, scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' })),
+  rulesOf(ProjectTemplate, combineRules(scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' }), projectTemplateOptionRules)),
   rulesOf(ServiceBridge, combineRules(scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' }), serviceBridgeRules)),
   rulesOf(DocumentStore, contentStoreRules(DocumentStore, 'document-store')),
   rulesOf(DataStore, contentStoreRules(DataStore, 'data-store')),

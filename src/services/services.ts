@@ -6,6 +6,7 @@ import type { ReadPool } from '../database/read-pool';
 import type { AiGatewayConfig } from '../config/ai-gateway';
 import type { EgressGuard } from '../egress/egress-guard';
 import { AccessCache } from './access-cache';
+import { ExpressionPool } from './expression-pool';
 import { ResourceService } from './resource-service';
 import type { AnalyticsEmbedSigner } from './analytics-embed';
 import type { DataLake } from './data-lake';
@@ -38,6 +39,9 @@ export class Services {
   /** The providers chat completions go to (through `egress`); without them, none is configured. */
   readonly aiGateway: AiGatewayConfig;
 
+  /** Where users' JSONata is evaluated, within its limits (see expression-pool.ts); without one, a pool of the defaults. */
+  readonly expressions: ExpressionPool;
+
   constructor(
     readonly resources: readonly Resource[],
     options: {
@@ -48,6 +52,7 @@ export class Services {
       analyticsEmbed?: AnalyticsEmbedSigner;
       egress?: EgressGuard;
       aiGateway?: AiGatewayConfig;
+      expressions?: ExpressionPool;
     } = {},
   ) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
@@ -57,6 +62,7 @@ export class Services {
     this.analyticsEmbed = options.analyticsEmbed;
     this.egress = options.egress;
     this.aiGateway = options.aiGateway ?? { providers: {} };
+    this.expressions = options.expressions ?? new ExpressionPool();
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);

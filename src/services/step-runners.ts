@@ -85,7 +85,7 @@ function simpleValue(value: unknown): string {
 }
 
 /** `options.expression` (JSONata) over the activity's context; its result is the step's output. */
-async function scriptStep({ activity, project, options, outputs }: StepRun): Promise<unknown> {
+async function scriptStep({ tx, activity, project, options, outputs }: StepRun): Promise<unknown> {
   if (typeof options.expression !== 'string') throw new StepFailure('options.expression must be a JSONata expression');
   const context = {
     activity: { id: activity.id, title: activity.title, inputs: activity.inputs },
@@ -93,7 +93,7 @@ async function scriptStep({ activity, project, options, outputs }: StepRun): Pro
     inputs: activity.inputs,
     steps: outputs,
   };
-  const result = await evaluateExpression(options.expression, context);
+  const result = await evaluateExpression(options.expression, context, tx.services.expressions);
   return result === undefined ? null : JSON.parse(JSON.stringify(result));
 }
 

@@ -63,7 +63,7 @@ export async function evaluateTriggers(ctx: RequestContext, { eventId, cause }: 
   const subject = await eventSubject(ctx, event);
   const depth = (cause?.depth ?? 0) + 1;
   for (const trigger of triggers) {
-    if (!(await filterPasses(trigger, subject))) continue;
+    if (!(await filterOutcome(ctx, trigger, subject)).passes) continue;
     if (depth > MAX_ACTIVITY_DEPTH) {
       await refuseDeeperChain(ctx, trigger, cause!);
       continue;
@@ -84,7 +84,9 @@ export async function fireTrigger(ctx: RequestContext, id: string, input: Record
     if (trigger.eventKind !== 'manual') throw new ConflictError(`trigger ${trigger.slug} listens to ${trigger.eventKind}; only manual triggers are fired by hand`);
     const project = await tx.em.findOneOrFail(Project, { id: trigger.projectId });
     const subject: EventSubject = { eventKind: 'manual', project: { id: project.id, name: project.name }, input: input.input ?? {} };
-    if (!(await filterPasses(trigger, subject))) throw new ConflictError(`the eventFilter of trigger ${trigger.slug} is false for this input`);
+    const filter = await filterOutcome(tx, trigger, subject);
+    if (filter.failure) throw new ConflictError(`the eventFilter of trigger ${trigger.slug} failed for this input: ${filter.failure}`);
+    if (!filter.passes) throw new ConflictError(`the eventFilter of trigger ${trigger.slug} is false for this input`);
     started = await startActivity(tx, trigger, subject, (tx.cause?.depth ?? 0) + 1);
     return {};
   });
@@ -97,7 +99,7 @@ async function startActivity(ctx: RequestContext, trigger: Trigger, subject: Eve
     const earlier = id ? await tx.em.findOne(Activity, { id }) : null;
     if (earlier) return earlier;
     const plan = await planOf(tx, trigger);
-    const mapped = await mappedInputs(trigger, subject);
+    const mapped = await mappedInputs(tx, trigger, subject);
     const failure = !plan ? { message: `${trigger.activityPlanRef} names no live activity plan` } : 'error' in mapped ? { message: mapped.error } : undefined;
     const activity = await tx.services.forEntity(Activity)!.record(tx, {
       ...(id ? { id } : {}),
@@ -131,24 +133,25 @@ async function planOf(ctx: RequestContext, trigger: Trigger): Promise<ActivityPl
   return ctx.em.findOne(ActivityPlan, { organizationId: organization.id, slug: ref.planSlug, deleted: false });
 }
 
-async function filterPasses(trigger: Trigger, subject: EventSubject): Promise<boolean> {
-  if (!trigger.eventFilter) return true;
+/** Whether the trigger's filter holds; one that fails (an error, a limit exceeded) is logged and does not, `failure` saying why. */
+async function filterOutcome(ctx: RequestContext, trigger: Trigger, subject: EventSubject): Promise<{ passes: boolean; failure?: string }> {
+  if (!trigger.eventFilter) return { passes: true };
   try {
-    return Boolean(await evaluateExpression(trigger.eventFilter, subject));
+    return { passes: Boolean(await evaluateExpression(trigger.eventFilter, subject, ctx.services.expressions)) };
   } catch (error) {
     logger.warn({ err: error, triggerId: trigger.id }, 'trigger filter failed; the trigger does not fire');
-    return false;
+    return { passes: false, failure: (error as Error).message };
   }
 }
 
 /** The activity inputs: each mapping expression over the event (a manual trigger without one: its input). */
-async function mappedInputs(trigger: Trigger, subject: EventSubject): Promise<{ inputs: Record<string, unknown> } | { error: string }> {
+async function mappedInputs(ctx: RequestContext, trigger: Trigger, subject: EventSubject): Promise<{ inputs: Record<string, unknown> } | { error: string }> {
   const mapping = trigger.inputMapping as Record<string, string> | null | undefined;
   if (!mapping) return { inputs: subject.eventKind === 'manual' ? (subject.input as Record<string, unknown>) : {} };
   const inputs: Record<string, unknown> = {};
   for (const [name, expression] of Object.entries(mapping)) {
     try {
-      const value = await evaluateExpression(expression, subject);
+      const value = await evaluateExpression(expression, subject, ctx.services.expressions);
       if (value !== undefined) inputs[name] = plain(value);
     } catch (error) {
       return { error: `inputMapping.${name}: ${(error as Error).message}` };

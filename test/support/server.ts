@@ -49,14 +49,23 @@ export const TEST_SECRETS_KEY = Buffer.alloc(32, 7);
 export const TEST_DATA_LAKE_DIR = join(tmpdir(), `platform-test-lake-${process.pid}`);
 
 /** Limits high enough that suites which are not about rate limiting never meet them. */
-const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000 };
+const UNLIMITED = { perMinute: 1_000_000, burstPerSecond: 1_000_000, userPerMinute: 1_000_000 };
+/** Every test server's bootstrap adds a key to the shared administrator: suites not about the cap never meet it. */
+const UNLIMITED_API_KEYS = 1_000_000;
 
-/** The real application on a random port against the run's PostgreSQL database (or `databaseUrl`). */
-export async function startServer({ databaseUrl, ...options }: Partial<AppOptions> & { databaseUrl?: string } = {}): Promise<TestServer> {
-  const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'));
+/**
+ * The real application on a random port against the run's PostgreSQL database (or `databaseUrl`), its
+ * statements under `statementTimeoutMs` (else DATABASE_STATEMENT_TIMEOUT_MS's default).
+ */
+export async function startServer({
+  databaseUrl,
+  statementTimeoutMs,
+  ...options
+}: Partial<AppOptions> & { databaseUrl?: string; statementTimeoutMs?: number } = {}): Promise<TestServer> {
+  const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'), { statementTimeoutMs });
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, { rateLimits: UNLIMITED, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, dataLakeDir: TEST_DATA_LAKE_DIR, ...options });
+  const app = await createApp(orm, { rateLimits: UNLIMITED, maxApiKeysPerUser: UNLIMITED_API_KEYS, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, dataLakeDir: TEST_DATA_LAKE_DIR, ...options });
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });

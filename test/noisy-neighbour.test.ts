@@ -1,0 +1,188 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { generateApiKey } from '../src/auth/api-keys';
+import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
+import { startServerProcess, until, type ServerProcess } from './support/server-process';
+
+/**
+ * No input of one tenant stalls another. The built server runs as a process of its own (the test's
+ * own work never shares its event loop); while a member of one organization sends each hostile input
+ * the limits refuse or contain (a long filter, a pathological regular expression, a heavy expression,
+ * deep JSON, a 10 MB body, 10,000 aliases), a member of another organization keeps reading: every one
+ * of their answers is a 200, and their 99th percentile stays under 250 ms.
+ */
+
+type Row = Record<string, any>;
+
+const serverUrl = inject('databaseUrl');
+const databaseName = `platform_noisy_${process.pid}_${Date.now()}`;
+const dataDir = mkdtempSync(join(tmpdir(), 'platform-noisy-'));
+const adminKey = generateApiKey();
+/** The bound on the neighbour's 99th percentile. */
+const P99_BOUND_MS = 250;
+
+let server: ServerProcess;
+
+interface Answer {
+  status: number;
+  body: any;
+  ms: number;
+}
+
+async function call(key: string, method: string, path: string, body?: unknown, raw?: string): Promise<Answer> {
+  const started = performance.now();
+  const response = await fetch(server.url + path, {
+    method,
+    headers: { 'x-api-key': key, ...(body !== undefined || raw !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // Not JSON: kept as text for the failure message.
+  }
+  return { status: response.status, body: parsed, ms: performance.now() - started };
+}
+
+async function created(key: string, path: string, body: Row): Promise<Row> {
+  const answer = await call(key, 'POST', path, body);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(201);
+  return answer.body;
+}
+
+/** A user with an API key and an organization they own, with a project. */
+async function tenant(label: string): Promise<{ key: string; org: Row; project: Row }> {
+  const user = await created(adminKey, '/api/users', { email: `${label}-${Date.now()}@example.com`, firstName: label, lastName: 'Tenant' });
+  const key = (await created(adminKey, '/api/access-tokens', { name: `${label}-key`, userId: user.id })).token;
+  const org = await created(key, '/api/organizations', { name: `${label} ${Date.now()}` });
+  const project = await created(key, '/api/projects', { organizationId: org.id, name: `${label} project` });
+  return { key, org, project };
+}
+
+const graphql = (key: string, query: string, variables?: Row) => call(key, 'POST', '/graphql', { query, variables });
+
+/** JSON text of an object nested `depth` levels (written as text: JSON.stringify would recurse that deep). */
+function nested(depth: number): string {
+  return '{"a":'.repeat(depth) + '"leaf"' + '}'.repeat(depth);
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+beforeAll(async () => {
+  await ensureDatabase(serverUrl, databaseName);
+  server = await startServerProcess({
+    DATABASE_URL: withDatabase(serverUrl, databaseName),
+    BOOTSTRAP_API_KEY: adminKey,
+    DATA_DIR: dataDir,
+    // Budgets out of the way: this is about compute, not rate limits.
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    RATE_LIMIT_BURST_PER_SECOND: '1000000',
+    RATE_LIMIT_USER_PER_MINUTE: '1000000',
+    WORKER_CONCURRENCY: '1',
+    LOG_LEVEL: 'warn',
+  });
+}, 120_000);
+
+afterAll(async () => {
+  if (server) expect((await server.stop()).code, server.output()).toBe(0);
+  await dropDatabase(serverUrl, databaseName);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('a noisy neighbour', () => {
+  it("sends every hostile input while another organization's member keeps reading, unharmed", async () => {
+    const attacker = await tenant('Attacker');
+    const neighbour = await tenant('Neighbour');
+    for (let i = 0; i < 20; i++) await created(neighbour.key, '/api/tasks', { projectId: neighbour.project.id, title: `task ${i}` });
+
+    const plan = await created(attacker.key, '/api/activity-plans', {
+      organizationId: attacker.org.id,
+      name: 'Heavy',
+      steps: [{ ref: 'heavy', stepType: 'SCRIPT', options: { expression: '$count($map([1..3000000], function($v){$v}))' } }],
+    });
+    const trigger = await created(attacker.key, '/api/triggers', {
+      name: 'Heavy now',
+      projectId: attacker.project.id,
+      eventKind: 'manual',
+      activityPlanRef: `activity-plan://${attacker.org.slug}/${plan.slug}`,
+    });
+    const template = await created(attacker.key, '/api/project-templates', {
+      organizationId: attacker.org.id,
+      name: 'Backtracking',
+      options: [{ name: 'code', properties: { pattern: '^(a+)+$' } }],
+    });
+
+    const longFilter = Array.from({ length: 2_000 }, () => 'priority>1').join(' or ');
+    // What fits in a URL (Node refuses request headers past 16 KB with 431 before the application sees them).
+    const longUrlFilter = Array.from({ length: 800 }, () => 'priority>1').join(';');
+    const aliases = `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: me { id }`).join(' ')} }`;
+    const hostile: [string, () => Promise<Answer>][] = [
+      ['long REST filter', () => call(attacker.key, 'GET', `/api/tasks?filter=${encodeURIComponent(longUrlFilter)}`)],
+      ['long GraphQL filter', () => graphql(attacker.key, 'query($f: String) { tasks(filter: $f) { content { id } } }', { f: longFilter })],
+      ['pathological pattern', () => call(attacker.key, 'POST', '/api/projects', { organizationId: attacker.org.id, name: 'ReDoS', projectTemplateRef: template.slug, options: { dataProperties: { code: `${'a'.repeat(30_000)}!` } } })],
+      ['heavy expression', () => call(attacker.key, 'POST', `/api/triggers/${trigger.id}/fire`)],
+      ['deep REST body', () => call(attacker.key, 'PUT', `/api/projects/${attacker.project.id}`, undefined, `{"memory":${nested(5_000)}}`)],
+      [
+        'deep GraphQL variables',
+        () => {
+          const query = `mutation($p: JSON) { updateProject(id: "${attacker.project.id}", input: { memory: $p }) { id } }`;
+          return call(attacker.key, 'POST', '/graphql', undefined, `{"query":${JSON.stringify(query)},"variables":{"p":${nested(5_000)}}}`);
+        },
+      ],
+      ['10 MB body', () => call(attacker.key, 'POST', '/api/tasks', undefined, JSON.stringify({ projectId: attacker.project.id, title: 'x'.repeat(10 * 1024 * 1024) }))],
+      ['10,000 aliases', () => graphql(attacker.key, aliases)],
+    ];
+
+    let attacking = true;
+    const neighbourAnswers: Answer[] = [];
+    const reads = [
+      () => call(neighbour.key, 'GET', '/api/account/me'),
+      () => call(neighbour.key, 'GET', `/api/tasks?pageSize=10&filter=${encodeURIComponent(`projectId==${neighbour.project.id}`)}`),
+      () => graphql(neighbour.key, `{ project(id: "${neighbour.project.id}") { name tasks(pageSize: 5) { content { title } } } }`),
+    ];
+    const reader = async () => {
+      for (let i = 0; attacking; i++) neighbourAnswers.push(await reads[i % reads.length]());
+    };
+    const readers = [reader(), reader()];
+
+    const refused: Record<string, number> = {};
+    for (const [name, send] of hostile) {
+      // Each input twice at once, to keep the server busy with it.
+      const answers = await Promise.all([send(), send()]);
+      for (const answer of answers) {
+        expect(answer.status, `${name}: ${JSON.stringify(answer.body).slice(0, 300)}`).toBeLessThan(500);
+        refused[name] = answer.status;
+      }
+    }
+    // The heavy expression runs in the job worker: read on until its activities have ended.
+    await until('the heavy activities to end', async () => {
+      const page = (await call(attacker.key, 'GET', `/api/activities?filter=${encodeURIComponent(`startedByTriggerId==${trigger.id}`)}`)).body;
+      return page.content.length === 2 && page.content.every((a: Row) => a.status === 'FAILED' || a.status === 'COMPLETED');
+    }, 30_000);
+    attacking = false;
+    await Promise.all(readers);
+
+    const activities = (await call(attacker.key, 'GET', `/api/activities?filter=${encodeURIComponent(`startedByTriggerId==${trigger.id}`)}`)).body.content;
+    for (const activity of activities) {
+      expect(activity.status).toBe('FAILED');
+      expect(activity.errorDetails.message).toContain('EXPRESSION_TIMEOUT_MS');
+    }
+    expect(refused).toMatchObject({ 'long REST filter': 400, 'pathological pattern': 400, 'heavy expression': 202, 'deep REST body': 400, '10 MB body': 413 });
+
+    const failed = neighbourAnswers.filter((a) => a.status !== 200 || (a.body as Row)?.errors);
+    expect(failed, JSON.stringify(failed.slice(0, 3))).toEqual([]);
+    expect(neighbourAnswers.length).toBeGreaterThan(50);
+    const p99 = percentile(
+      neighbourAnswers.map((a) => a.ms),
+      99,
+    );
+    expect(p99, `the neighbour's p99 over ${neighbourAnswers.length} reads`).toBeLessThan(P99_BOUND_MS);
+  }, 120_000);
+});
