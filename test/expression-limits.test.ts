@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { EXPRESSION_MEMORY_LIMIT_MB, ExpressionLimitError, ExpressionPool } from '../src/services/expression-pool';
@@ -291,6 +293,19 @@ describe('the expression pool', () => {
     await expect(pool.evaluate('1', {})).rejects.toThrow(/shutting down/);
   });
 
+  it('runs its evaluators at a lower priority than the server (nice 10)', async () => {
+    const pool = new ExpressionPool();
+    pool.warm();
+    try {
+      await pool.evaluate('1', {});
+      const evaluators = childProcessesOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--disallow-code-generation-from-strings'));
+      expect(evaluators.length).toBeGreaterThan(0);
+      for (const pid of evaluators) expect(getPriority(pid)).toBe(getPriority(process.pid) + 10);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('started up front answers at once, and ends its processes when closed', async () => {
     const pool = new ExpressionPool();
     pool.warm();
@@ -301,3 +316,18 @@ describe('the expression pool', () => {
     }
   });
 });
+
+/** The processes whose parent is `pid`, read from /proc. */
+function childProcessesOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((child) => {
+      try {
+        // The field after the parenthesised command name is the state, then the parent's pid.
+        return Number(readFileSync(`/proc/${child}/stat`, 'utf8').split(') ')[1].split(' ')[1]) === pid;
+      } catch {
+        return false;
+      }
+    });
+}

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatGraphqlError } from '../src/graphql/errors';
-import { MAX_DOCUMENT_NESTING, requestNestingIssue } from '../src/graphql/json-depth';
+import { MAX_DOCUMENT_NESTING, MAX_DOCUMENT_TOKENS, requestBoundsIssue } from '../src/graphql/json-depth';
 import { MAX_JSON_DEPTH, nestingOf, valueDepth } from '../src/rest/json-body';
 import { createOrganization } from './support/fixtures';
 import { startServer, type Answer, type TestServer } from './support/server';
@@ -142,11 +142,11 @@ describe('the measure', () => {
   });
 
   it('of a request names the first part too deep, and nothing within the limits', () => {
-    expect(requestNestingIssue({ query: '{ me { id } }', variables: JSON.parse(nestedJson(MAX_JSON_DEPTH)) })).toBeUndefined();
-    expect(requestNestingIssue({ variables: JSON.parse(nestedJson(MAX_JSON_DEPTH + 1)) })).toMatch(/^variables: /);
-    expect(requestNestingIssue({ query: `{ f(a: ${nestedLiteral(MAX_JSON_DEPTH)}) }` })).toBeUndefined();
-    expect(requestNestingIssue({ query: `{ f(a: ${nestedLiteral(MAX_JSON_DEPTH + 1)}) }` })).toMatch(/^query: a value/);
-    expect(requestNestingIssue({ query: `query($a: JSON = ${nestedLiteral(MAX_JSON_DEPTH + 1)}) { me { id } }` })).toMatch(/^query: a value/);
+    expect(requestBoundsIssue({ query: '{ me { id } }', variables: JSON.parse(nestedJson(MAX_JSON_DEPTH)) })).toBeUndefined();
+    expect(requestBoundsIssue({ variables: JSON.parse(nestedJson(MAX_JSON_DEPTH + 1)) })).toMatch(/^variables: /);
+    expect(requestBoundsIssue({ query: `{ f(a: ${nestedLiteral(MAX_JSON_DEPTH)}) }` })).toBeUndefined();
+    expect(requestBoundsIssue({ query: `{ f(a: ${nestedLiteral(MAX_JSON_DEPTH + 1)}) }` })).toMatch(/^query: a value/);
+    expect(requestBoundsIssue({ query: `query($a: JSON = ${nestedLiteral(MAX_JSON_DEPTH + 1)}) { me { id } }` })).toMatch(/^query: a value/);
   });
 });
 
@@ -165,5 +165,32 @@ describe('GraphQL error messages', () => {
 
     const variable = new GraphQLError('Variable "$p" got invalid value; Maximum call stack size exceeded', { extensions: { code: 'BAD_USER_INPUT' } });
     expect(formatGraphqlError(variable.toJSON(), variable).message).not.toMatch(/Maximum call stack/);
+  });
+});
+
+describe('the size of a GraphQL document', () => {
+  const TOKEN_LIMIT_MESSAGE = `query: holds more than the limit of ${MAX_DOCUMENT_TOKENS} tokens`;
+  /** `{ id id … }`: exactly `tokens` tokens. */
+  const ofTokens = (tokens: number) => `{ ${'id '.repeat(tokens - 2)}}`;
+
+  it(`is at most ${MAX_DOCUMENT_TOKENS} tokens (comments not counted): past it, 400 naming the limit before parsing`, () => {
+    expect(requestBoundsIssue({ query: ofTokens(MAX_DOCUMENT_TOKENS) })).toBeUndefined();
+    expect(requestBoundsIssue({ query: ofTokens(MAX_DOCUMENT_TOKENS + 1) })).toBe(TOKEN_LIMIT_MESSAGE);
+    expect(requestBoundsIssue({ query: `# ${'a comment '.repeat(50_000)}\n${ofTokens(MAX_DOCUMENT_TOKENS)}` })).toBeUndefined();
+  });
+
+  it('refuses 10,000 aliases over HTTP with 400 and the GraphQL error body, and runs none of them', async () => {
+    const aliases = `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: me { id }`).join(' ')} }`;
+    const answer = await server.request('POST', '/graphql', { body: { query: aliases } });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(400);
+    expect(answer.body.errors).toEqual([expect.objectContaining({ message: TOKEN_LIMIT_MESSAGE, extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) })]);
+    expect(answer.body.data).toBeUndefined();
+  });
+
+  it('lets a document just under the limit through to the usual checks', async () => {
+    const aliases = `{ ${Array.from({ length: 1_000 }, (_, i) => `a${i}: me { id }`).join(' ')} }`;
+    const answer = await server.request('POST', '/graphql', { body: { query: aliases } });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(200);
+    expect(Object.keys(answer.body.data)).toHaveLength(1_000);
   });
 });

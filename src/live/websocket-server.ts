@@ -8,7 +8,7 @@ import type { Authenticator } from '../auth/authenticate';
 import { ApiError, BadRequestError, RateLimitedError, UnauthenticatedError } from '../errors/api-error';
 import { nameInputValuesRule } from '../graphql/enum-messages';
 import { formatGraphqlError } from '../graphql/errors';
-import { requestNestingIssue } from '../graphql/json-depth';
+import { requestBoundsIssue } from '../graphql/json-depth';
 import { assertAffordable, depthRule } from '../graphql/limits';
 import type { RateLimits, RateSubject } from '../http/rate-limit';
 import type { RequestContext } from '../services/context';
@@ -164,8 +164,8 @@ export class LiveUpdates {
     }
     const decision = await limits.consume(connection.rate);
     if (!decision.allowed) return [asGraphqlError(new RateLimitedError(`rate limit exceeded: retry in ${decision.retryAfter} s`))];
-    const tooDeep = requestNestingIssue(payload);
-    if (tooDeep) return [asGraphqlError(new BadRequestError(tooDeep))];
+    const outOfBounds = requestBoundsIssue(payload);
+    if (outOfBounds) return [asGraphqlError(new BadRequestError(outOfBounds))];
     let document: DocumentNode;
     try {
       document = parse(payload.query);

@@ -144,7 +144,9 @@ describe('REST bodies over every resource of the registry', () => {
         const path = `${pathOf(resource, row)}/${row.id}`;
         const answer = await checkWrite(counts, describeRequest('PUT', path, body), () => server.request('PUT', path, { body }));
         if (answer.status === 200) rows.set(resource.path, answer.body);
-        if (sequence === 'stale') expect([400, 409], answer.text).toContain(answer.status);
+        // A stale sequence is refused; a body over the limit is not even read.
+        const unread = Buffer.byteLength(JSON.stringify(body)) > BODY_LIMIT_BYTES;
+        if (sequence === 'stale') expect(unread ? [413] : [400, 409], answer.text).toContain(answer.status);
       }),
       runs(300, 3000),
     );
