@@ -138,7 +138,7 @@ describe('document_locked', () => {
     const events = await lockEventsOf(family.id);
     expect(events.map((e) => e.projectId).sort()).toEqual([projectId, linkedProject].sort());
     for (const event of events) {
-      expect(event).toMatchObject({ eventType: 'document_locked', eventDetail: { documentFamilyId: family.id }, notified: false, project: { id: event.projectId } });
+      expect(event).toMatchObject({ eventType: 'document_locked', eventDetail: { documentFamilyId: family.id }, notified: false, organizationId, project: { id: event.projectId } });
       expect(Object.keys(event.eventDetail)).toEqual(['documentFamilyId']);
     }
     // Unlocking records nothing.
@@ -146,10 +146,11 @@ describe('document_locked', () => {
     expect(await lockEventsOf(family.id)).toHaveLength(2);
   });
 
-  it('is not recorded for a family in no project (no status, no linked task), whose lock still succeeds', async () => {
+  it('is recorded once, in no project, for a family with no status and no linked task', async () => {
     const family = await newFamily();
     expect((await rest(member, 'PUT', `/api/document-families/${family.id}/lock`, 200)).locked).toBe(true);
-    expect(await lockEventsOf(family.id)).toEqual([]);
+    const events = await lockEventsOf(family.id);
+    expect(events).toEqual([expect.objectContaining({ eventType: 'document_locked', eventDetail: { documentFamilyId: family.id }, organizationId, projectId: null, project: null, notified: false })]);
   });
 
   it('leaves no event behind when the lock fails after it was written', async () => {

@@ -2,6 +2,7 @@ import { Entity } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr } from '../model/fields';
 import { BaseEntity } from './base';
+import { Organization } from './organization';
 import { Project } from './project';
 
 /** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
@@ -15,14 +16,32 @@ export type EventType =
   | 'knowledge_set_updated';
 
 /**
- * Something that happened in a project (spec "PlatformEvent"): what triggers listen to. Integrations may
- * create their own; the server records domain events itself (services/platform-events.ts).
+ * Something that happened in an organization, in one of its projects or in none (spec "PlatformEvent"):
+ * what triggers listen to (those of its project). Integrations may create their own; the server records
+ * domain events itself (services/platform-events.ts).
  */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'platform_event' })
 export class PlatformEvent extends BaseEntity {
-  @Attr.reference(() => Project, { embed: true, required: true, writable: 'create', inverse: 'events', onDelete: 'cascade' })
-  projectId!: string;
+  @Attr.reference(() => Project, {
+    embed: true,
+    nullable: true,
+    writable: 'create',
+    inverse: 'events',
+    onDelete: 'cascade',
+    description: 'Null when the subject belongs to no project (a document family locked with no status and no linked task)',
+  })
+  projectId?: string | null;
+
+  // Declared after projectId: a create naming a project the caller may not see is refused on projectId
+  // before the organization derived from that project is looked at.
+  @Attr.reference(() => Organization, {
+    writable: 'create',
+    inverse: 'events',
+    onDelete: 'cascade',
+    description: "The organization of the event's subject; on create, the project's when omitted",
+  })
+  organizationId!: string;
 
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true, description: 'For example task_created' })
   eventType!: string;

@@ -16,7 +16,8 @@ export type ChangedEntity = 'task' | 'platform_event' | 'activity';
 export interface RowChange {
   entity: ChangedEntity;
   id: string;
-  projectId: string;
+  /** Null for a platform event of no project: only the subscribers of its row hear it. */
+  projectId: string | null;
   /** `delete` is also a task's soft delete. */
   op: 'create' | 'update' | 'delete';
 }
@@ -28,7 +29,7 @@ function parseChange(payload: string): RowChange | undefined {
   try {
     const change = JSON.parse(payload) as Partial<RowChange>;
     const valid =
-      ENTITIES.has(String(change.entity)) && typeof change.id === 'string' && typeof change.projectId === 'string' && OPS.has(String(change.op));
+      ENTITIES.has(String(change.entity)) && typeof change.id === 'string' && (typeof change.projectId === 'string' || change.projectId === null) && OPS.has(String(change.op));
     return valid ? (change as RowChange) : undefined;
   } catch {
     return undefined;
@@ -107,7 +108,9 @@ export class ChangeFeed {
   }
 
   private dispatch(change: RowChange): void {
-    for (const key of [changeKeys.ofProject(change.entity, change.projectId), changeKeys.ofRow(change.entity, change.id)]) {
+    const keys = [changeKeys.ofRow(change.entity, change.id)];
+    if (change.projectId !== null) keys.unshift(changeKeys.ofProject(change.entity, change.projectId));
+    for (const key of keys) {
       for (const handler of this.handlers.get(key) ?? []) handler(change);
     }
   }

@@ -280,7 +280,8 @@ export const resources: Resource[] = [
   defineResource({
     path: 'events',
     entity: PlatformEvent,
-    scope: { kind: 'organization', path: 'projectId.organizationId' },
+    // By its own organization: an event of no project is its organization's members' to see.
+    scope: { kind: 'organization', path: 'organizationId' },
     delete: hardDelete,
   }),
   defineResource({

@@ -54,8 +54,9 @@ async function assertStatusOfFamilyOrganization(tx: RequestContext, field: strin
 export function lockDocumentFamily(ctx: RequestContext, id: string): Promise<DocumentFamily> {
   return families(ctx).modify(ctx, id, async (tx, family) => {
     const changes = lockOf(tx, family, 'document family');
-    for (const projectId of await projectsOfFamily(tx, family)) {
-      await recordEvent(tx, projectId, 'document_locked', { documentFamilyId: family.id });
+    const { organizationId, projectIds } = await placeOfFamily(tx, family);
+    for (const projectId of projectIds.length ? projectIds : [null]) {
+      await recordEvent(tx, { organizationId, projectId }, 'document_locked', { documentFamilyId: family.id });
     }
     return changes;
   });
@@ -67,22 +68,24 @@ export function unlockDocumentFamily(ctx: RequestContext, id: string): Promise<D
 }
 
 /**
- * The live projects a family takes part in: the project of its document status and the projects of
- * the live tasks linked to it (task-document-families). A family belongs to a store of an
- * organization, not to a project, and an event lives in a project (its visibility, its listing, the
- * triggers that hear it): each of these projects gets its own event, and a family in none records none.
+ * The family's organization (its store's) and the live projects it takes part in: the project of its
+ * document status and the projects of the live tasks linked to it (task-document-families). A family
+ * belongs to a store of an organization, not to a project: each of these projects gets its own event
+ * (the triggers that hear it are the project's), and a family in none gets one of no project.
  */
-async function projectsOfFamily(tx: RequestContext, family: DocumentFamily): Promise<string[]> {
-  const rows = await tx.em.getConnection().execute<{ id: string }[]>(
-    `select p.id from project p
-      where not p.deleted
-        and (p.id = (select s.project_id from document_status s where s.id = ?)
-             or exists (select 1 from task_document_family l join task t on t.id = l.task_id
-                         where l.document_family_id = ? and t.project_id = p.id and not t.deleted))
-      order by p.id`,
-    [family.documentStatusId ?? null, family.id],
+async function placeOfFamily(tx: RequestContext, family: DocumentFamily): Promise<{ organizationId: string; projectIds: string[] }> {
+  const [row] = await tx.em.getConnection().execute<{ organization_id: string; project_ids: string[] }[]>(
+    `select d.organization_id,
+            array(select p.id::text from project p
+                   where not p.deleted
+                     and (p.id = (select s.project_id from document_status s where s.id = ?)
+                          or exists (select 1 from task_document_family l join task t on t.id = l.task_id
+                                      where l.document_family_id = ? and t.project_id = p.id and not t.deleted))
+                   order by p.id) as project_ids
+       from document_store d where d.id = ?`,
+    [family.documentStatusId ?? null, family.id, family.documentStoreId],
     'all',
     tx.em.getTransactionContext(),
   );
-  return rows.map((row) => row.id);
+  return { organizationId: row.organization_id, projectIds: row.project_ids };
 }

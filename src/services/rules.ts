@@ -21,6 +21,7 @@ import {
   ModelCatalogEntry,
   Organization,
   OrganizationSecret,
+  PlatformEvent,
   PlatformUser,
   Project,
   Prompt,
@@ -43,6 +44,7 @@ import { linkedDeltaRules } from './linked-deltas';
 import { modelCatalogRules } from './model-catalog';
 import { organizationSecretRules } from './organization-secrets';
 import { organizationRules } from './organizations';
+import { platformEventRules } from './platform-events';
 import { assistantRules, dataFormRules } from './processing';
 import { teamMemberRules, teamRules } from './owners';
 import { projectTemplateOptionRules, projectTemplateRules } from './project-templates';
@@ -97,6 +99,7 @@ const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(DataForm, dataFormRules),
   rulesOf(KnowledgeSet, knowledgeSetRules),
   rulesOf(Activity, activityRules),
+  rulesOf(PlatformEvent, platformEventRules),
   rulesOf(LinkedDelta, linkedDeltaRules),
   rulesOf(ModelCatalogEntry, modelCatalogRules),
 ]);

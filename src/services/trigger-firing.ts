@@ -53,14 +53,16 @@ export function triggerEvaluationJob(tx: RequestContext, event: { id: string; pr
  */
 export async function evaluateTriggers(ctx: RequestContext, { eventId, cause }: TriggerEvaluation): Promise<void> {
   const event = await ctx.em.findOne(PlatformEvent, { id: eventId });
-  if (!event) return;
+  // Triggers belong to projects: an event of no project has none to fire.
+  if (!event?.projectId) return;
+  const projectId = event.projectId;
   const triggers = await ctx.em.find(
     Trigger,
-    { projectId: event.projectId, eventKind: event.eventType, enabled: true, ...(cause?.triggerId ? { id: { $ne: cause.triggerId } } : {}) },
+    { projectId, eventKind: event.eventType, enabled: true, ...(cause?.triggerId ? { id: { $ne: cause.triggerId } } : {}) },
     { orderBy: { createdOn: 'asc', id: 'asc' } },
   );
   if (triggers.length === 0) return;
-  const subject = await eventSubject(ctx, event);
+  const subject = await eventSubject(ctx, event, projectId);
   const depth = (cause?.depth ?? 0) + 1;
   for (const trigger of triggers) {
     if (!(await filterOutcome(ctx, trigger, subject)).passes) continue;
@@ -161,9 +163,9 @@ async function mappedInputs(ctx: RequestContext, trigger: Trigger, subject: Even
 }
 
 /** The event as triggers see it: its kind, project, and the records its detail names. */
-async function eventSubject(ctx: RequestContext, event: PlatformEvent): Promise<EventSubject> {
+async function eventSubject(ctx: RequestContext, event: PlatformEvent, projectId: string): Promise<EventSubject> {
   const detail = (event.eventDetail ?? {}) as Record<string, unknown>;
-  const project = await ctx.em.findOneOrFail(Project, { id: event.projectId });
+  const project = await ctx.em.findOneOrFail(Project, { id: projectId });
   const subject: EventSubject = { eventKind: event.eventType, project: { id: project.id, name: project.name } };
   const related = [
     ['task', Task, detail.taskId],

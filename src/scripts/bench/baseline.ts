@@ -371,8 +371,9 @@ app.post('/api/tasks', async (req, res) => {
        insert into task_activity (id, uuid, created_on, updated_on, change_sequence, task_id, type, text, actor_id, actor_type, details)
        select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.id", 'CREATED', 'Task created', $1, 'API_KEY', '{}' from created c),
      event as (
-       insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, event_type, event_detail, notified, date_time)
-       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.projectId", 'task_created', jsonb_build_object('taskId', c."t.id"), false, $3 from created c
+       insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, organization_id, event_type, event_detail, notified, date_time)
+       select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, c."t.projectId", p.organization_id, 'task_created', jsonb_build_object('taskId', c."t.id"), false, $3
+         from created c join project p on p.id = c."t.projectId"
        returning id, project_id),
      job as (
        select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', e.id), max_attempts => 10) from event e
@@ -398,7 +399,7 @@ async function postInTransaction(req: Request, res: Response): Promise<void> {
     const [project] = await sql(
       client,
       'task-project',
-      `select p.id from project p join organization o on o.id = p.organization_id where p.id = $2 and not p.deleted and o.archived is not true and ${VISIBLE}`,
+      `select p.id, p.organization_id from project p join organization o on o.id = p.organization_id where p.id = $2 and not p.deleted and o.archived is not true and ${VISIBLE}`,
       [callerOf(res), projectId],
     );
     if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
@@ -420,11 +421,11 @@ async function postInTransaction(req: Request, res: Response): Promise<void> {
       client,
       'task-event-insert',
       `with event as (
-         insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, event_type, event_detail, notified, date_time)
-         values (gen_random_uuid(), gen_random_uuid(), $1, $1, 0, $2, 'task_created', jsonb_build_object('taskId', $3::uuid), false, $1) returning id)
+         insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, organization_id, event_type, event_detail, notified, date_time)
+         values (gen_random_uuid(), gen_random_uuid(), $1, $1, 0, $2, $4, 'task_created', jsonb_build_object('taskId', $3::uuid), false, $1) returning id)
        select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', e.id), max_attempts => 10) from event e
         where exists (select 1 from "trigger" tr where tr.project_id = $2 and tr.event_kind = 'task_created' and tr.enabled)`,
-      [now, projectId, row['t.id']],
+      [now, projectId, row['t.id'], project.organization_id],
     );
     await sql(client, 'commit', 'commit', []);
     res.status(201).location(`/api/tasks/${row['t.id'] as string}`).json(taskJson(row));
