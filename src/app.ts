@@ -14,6 +14,7 @@ import { accessLog } from './http/access-log';
 import { logger } from './http/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler, livenessHandler } from './http/health';
+import { indexHandler } from './http/index-route';
 import { eventLoopMonitor } from './http/event-loop-monitor';
 import { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
@@ -28,6 +29,7 @@ import { bridgeProxyRouter } from './rest/bridge-proxy-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { operationRouter } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
+import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
 import { listen } from './database/listener';
 import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
@@ -119,7 +121,7 @@ export interface App {
 /**
  * The HTTP application, in order: the request id and metrics (every answer is counted and carries
  * `X-Request-Id`); identification and rate limiting (every answer carries the rate-limit headers);
- * metrics (public with METRICS_PUBLIC, else administrators), health and the browser explorers (public);
+ * metrics (public with METRICS_PUBLIC, else administrators), health, the index at / and the browser explorers (public);
  * the account callback; then only recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
@@ -162,6 +164,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
+  onlyExplicitValidators(app);
 
   const unwatchEventLoop = eventLoopMonitor.watch(options.eventLoopStallLogMs ?? DEFAULT_EVENT_LOOP_STALL_LOG_MS, metrics.eventLoopStalled);
   app.use(requestId);
@@ -173,13 +176,12 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
   app.get('/health', healthHandler(orm, limits));
   app.get('/health/live', livenessHandler);
+  app.get('/', indexHandler(openApi.info as { title: string; version: string }));
   app.use('/swagger-ui', labelRoute('/swagger-ui/*'));
   app.use(explorerRouter());
   app.use(accountCallbackRouter(orm, services));
   app.use(requireCaller);
-  app.get('/v3/api-docs', (_req, res) => {
-    res.json(openApi);
-  });
+  app.get('/v3/api-docs', fixedJsonAnswer(openApi));
   // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
   app.use(idempotency(idempotentAnswers));
   app.use(accountRouter());

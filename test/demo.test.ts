@@ -251,6 +251,8 @@ describe('the explorers in headless Chromium', () => {
     expect(JSON.parse(result.swagger.executedBody).content[0].name).toBe(DEMO_ORGANIZATION_NAME);
     expect(result.graphiql.query).toBe(EXAMPLE_QUERY);
     expect(result.graphiql.result.data.organizations.content[0].name).toBe(DEMO_ORGANIZATION_NAME);
-    expect(result.screenshots).toHaveLength(4);
+    expect(result.graphiqlWithoutKey.requestsWithoutKey).toEqual([]);
+    expect(result.graphiqlWithoutKey.docsWithKey).toMatch(/^schema: /);
+    expect(result.screenshots).toHaveLength(6);
   }, 90_000);
 });

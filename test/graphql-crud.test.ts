@@ -136,7 +136,7 @@ describe('GraphQL create and read', () => {
     expect(created.uuid).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.uuid).not.toBe(created.id);
     expect(created.createdOn).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    expect(created.archived ?? null).toBeNull();
+    expect(created.archived).toBe(false);
 
     const read = (await gql(GET_ORG, { id: created.id })).organization;
     expect(read).toEqual(created);

@@ -58,6 +58,6 @@ export class Organization extends BaseEntity {
   @Attr.json({ nullable: true, schema: { type: 'object', additionalProperties: true } })
   features?: Record<string, unknown> | null;
 
-  @Attr.boolean({ nullable: true, writable: 'never', responseRequired: false, description: 'Set when the organization is deleted' })
-  archived?: boolean | null;
+  @Attr.boolean({ writable: 'never', responseRequired: false, description: 'true once the organization is deleted, false until then' })
+  archived!: boolean;
 }

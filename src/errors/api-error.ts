@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNPROCESSABLE_ENTITY'
   | 'RATE_LIMITED'
   | 'SERVICE_UNAVAILABLE'
@@ -132,6 +133,12 @@ export class PreconditionFailedError extends ApiError {
 export class PayloadTooLargeError extends ApiError {
   readonly status = 413;
   readonly code = 'PAYLOAD_TOO_LARGE';
+}
+
+/** A request body of a media type the route does not read (REST: JSON only; GraphQL: application/json). */
+export class UnsupportedMediaTypeError extends ApiError {
+  readonly status = 415;
+  readonly code = 'UNSUPPORTED_MEDIA_TYPE';
 }
 
 /** Well-formed but not acceptable as sent (an Idempotency-Key reused with another request). */

@@ -46,6 +46,26 @@ function isEngineFailure(error: unknown, message: string): boolean {
   return false;
 }
 
+/**
+ * A document refused by a limit of this server (its cost, its root mutation fields) once its operation
+ * is known, before anything runs: BAD_REQUEST/400. GraphQL over HTTP counts such limits as validation
+ * rules, so its HTTP status follows the response's media type as a validation error's does (see over-http.ts).
+ */
+export class LimitRefusal extends GraphQLError {
+  constructor(message: string) {
+    super(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+  }
+}
+
+/**
+ * The HTTP status Apollo answers a client error with (405 for a mutation over GET, 406 for an Accept it
+ * cannot serve ...): 400 unless the error names another 4xx.
+ */
+function clientStatusOf(error: unknown): number {
+  const status = error instanceof GraphQLError ? (error.extensions?.http as { status?: unknown } | undefined)?.status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
+}
+
 /** Maps every GraphQL error to `extensions.code` and `extensions.status`, as REST statuses. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = rootCause(error);
@@ -55,7 +75,9 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
     ((typeof code === 'string' && CLIENT_CODES.has(code)) || (original instanceof GraphQLError && !original.originalError));
   if (clientError) {
     const message = isEngineFailure(error, formatted.message) ? UNREADABLE_REQUEST : formatted.message;
-    return { ...formatted, message, extensions: { code: 'BAD_REQUEST', status: 400 } };
+    // The status the answer carries, so that the code agrees with it.
+    const status = clientStatusOf(error);
+    return { ...formatted, message, extensions: { code: status === 405 ? 'METHOD_NOT_ALLOWED' : 'BAD_REQUEST', status } };
   }
   return { ...normalizeError(original).toGraphqlError(), locations: formatted.locations, path: formatted.path };
 }

@@ -39,7 +39,10 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
       compiled.set(key, query);
     }
     const result = await query.query(undefined, requestContext.context, requestContext.request.variables ?? {});
-    return result.errors ? { ...result, errors: result.errors.map(asGraphqlError) } : result;
+    if (!result.errors) return result;
+    // Without data the variables did not coerce: BAD_USER_INPUT, as Apollo marks graphql-js's own.
+    const coercion = result.data === undefined;
+    return { ...result, errors: result.errors.map((error) => asGraphqlError(error, coercion ? 'BAD_USER_INPUT' : undefined)) };
   };
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -53,10 +56,19 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
 
 /**
  * graphql-jit reports errors in a class of its own that passes for graphql's but lacks its `extensions`;
- * Apollo formats graphql's (the thrown error stays the original).
+ * Apollo formats graphql's (the thrown error stays the original). Its `locations` are kept: graphql's
+ * error takes them only from AST nodes, which graphql-jit does not hand on. `code` marks the error.
  */
-function asGraphqlError(error: GraphQLError): GraphQLError {
-  if (error instanceof GraphQLError && error.extensions) return error;
-  const { message, path, originalError, extensions } = error as { message: string; path?: readonly (string | number)[]; originalError?: Error | null; extensions?: Record<string, unknown> };
-  return new GraphQLError(message, { path, originalError: originalError ?? undefined, extensions });
+function asGraphqlError(error: GraphQLError, code?: string): GraphQLError {
+  if (error instanceof GraphQLError && error.extensions && !code) return error;
+  const { message, path, originalError, extensions, locations } = error as {
+    message: string;
+    path?: readonly (string | number)[];
+    originalError?: Error | null;
+    extensions?: Record<string, unknown>;
+    locations?: GraphQLError['locations'];
+  };
+  const converted = new GraphQLError(message, { path, originalError: originalError ?? undefined, extensions: code ? { ...extensions, code } : extensions });
+  if (locations?.length) Object.assign(converted, { locations });
+  return converted;
 }

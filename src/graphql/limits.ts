@@ -15,6 +15,7 @@ import {
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { logger } from '../http/logger';
 import type { GraphqlContext } from './context';
+import { LimitRefusal } from './errors';
 
 /** Deepest selection accepted: organizations → projects → tasks → project → organization → a field fits. */
 export const MAX_QUERY_DEPTH = 12;
@@ -155,9 +156,9 @@ function extentOf(root: SelectionSetNode, fragments: ReadonlyMap<string, Fragmen
 /** A count for a message: exact while it is, a bound past that (fragments spread exponentially often). */
 const countOf = (n: number) => (n <= Number.MAX_SAFE_INTEGER ? String(n) : `more than ${Number.MAX_SAFE_INTEGER}`);
 
-/** A refusal of the whole request before anything runs: HTTP 400, BAD_REQUEST. */
+/** A refusal of the whole request before anything runs: BAD_REQUEST/400 (see LimitRefusal). */
 function refusal(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+  return new LimitRefusal(message);
 }
 
 /** Whether graphql can coerce the request's variables for `operation` (when not, execution refuses them itself). */

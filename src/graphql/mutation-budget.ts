@@ -3,7 +3,6 @@ import type { Request } from 'express';
 import {
   getDirectiveValues,
   getVariableValues,
-  GraphQLError,
   GraphQLIncludeDirective,
   GraphQLSkipDirective,
   Kind,
@@ -22,6 +21,7 @@ import { rateLimitedError, rateLimitHeaders, type RateDecision } from '../http/r
 import { contextOf } from '../rest/resource-router';
 import type { RequestContext } from '../services/context';
 import type { GraphqlContext } from './context';
+import { LimitRefusal } from './errors';
 
 /**
  * A mutation document is as many requests as it has root mutation fields: aliases would otherwise run
@@ -48,6 +48,11 @@ export function graphqlContextOf(req: Request): GraphqlContext {
   return { ctx };
 }
 
+/** The HTTP request of a context made by graphqlContextOf; undefined for any other. */
+export function httpRequestOf(context: GraphqlContext): Request | undefined {
+  return requests.get(context.ctx);
+}
+
 /**
  * Refuses (400) a mutation with more root fields than `maxRootMutations`, like the cost limit, before
  * anything runs. Once every check has passed, charges the caller one request per root field beyond the
@@ -64,9 +69,7 @@ export function mutationBudgetPlugin(schema: GraphQLSchema, budget: MutationBudg
           if (operation?.operation !== OperationTypeNode.MUTATION) return;
           fields = rootFieldCount(schema, document, operation, request.variables);
           if (fields > budget.maxRootMutations) {
-            throw new GraphQLError(`the document has ${fields} root mutation fields, more than the limit of ${budget.maxRootMutations}`, {
-              extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-            });
+            throw new LimitRefusal(`the document has ${fields} root mutation fields, more than the limit of ${budget.maxRootMutations}`);
           }
         },
         // Runs only when every plugin's checks passed, so a document refused otherwise is charged once.

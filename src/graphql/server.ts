@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import type { Resource } from '../model/resource';
-import { BODY_LIMIT } from '../rest/json-body';
+import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../rest/json-body';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
 import { jitGateway } from './jit-executor';
@@ -11,6 +11,7 @@ import { graphqlNestingGuard } from './json-depth';
 import { nameInputValuesRule } from './enum-messages';
 import { costLimitPlugin, depthRule } from './limits';
 import { DEFAULT_MUTATION_BUDGET, graphqlContextOf, mutationBudgetPlugin, type MutationBudget } from './mutation-budget';
+import { CSRF_REQUEST_HEADERS, graphqlOverHttpPlugin } from './over-http';
 import { buildGraphqlSchema } from './schema';
 import { subscriptionsOverWebSocket } from './subscription-resolver';
 
@@ -21,6 +22,8 @@ export async function graphqlHandler(resources: readonly Resource[], budget: Mut
     gateway: jitGateway(schema),
     formatError: formatGraphqlError,
     introspection: true,
+    // A GET carrying credentials in a header was preflighted by any browser: no CSRF (see over-http.ts).
+    csrfPrevention: { requestHeaders: CSRF_REQUEST_HEADERS },
     // main.ts stops everything in order on SIGINT/SIGTERM (the embedded database last); Apollo's own
     // handlers would stop it and then signal the process again, killing it before that ends.
     stopOnTerminationSignals: false,
@@ -29,9 +32,10 @@ export async function graphqlHandler(resources: readonly Resource[], budget: Mut
     stringifyResult: (result) => JSON.stringify(result),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), mutationBudgetPlugin(schema, budget), subscriptionsOverWebSocket],
+    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), mutationBudgetPlugin(schema, budget), subscriptionsOverWebSocket, graphqlOverHttpPlugin()],
   });
   await server.start();
   const middleware = expressMiddleware(server, { context: async ({ req }) => graphqlContextOf(req) });
-  return { handler: [express.json({ limit: BODY_LIMIT }), graphqlNestingGuard, middleware], stop: () => server.stop() };
+  // A body of another type is 415 before Apollo sees it (Apollo would answer 400, or its CSRF refusal).
+  return { handler: [requireJsonContent(GRAPHQL_MEDIA_TYPES), express.json({ limit: BODY_LIMIT }), graphqlNestingGuard, middleware], stop: () => server.stop() };
 }

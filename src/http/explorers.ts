@@ -9,13 +9,22 @@ function packageDir(name: string): string {
 /** Where both pages keep the API key in the browser's local storage, so that a key typed in one serves the other. */
 export const API_KEY_STORAGE_KEY = 'platformApiKey';
 
+/** The GraphiQL page: GET /graphql from a browser (Accept preferring text/html, no `query` parameter). */
+export const GRAPHIQL_PATH = '/graphql';
+/** The Swagger UI page. */
+export const SWAGGER_UI_PATH = '/swagger-ui/';
+
+/** What GraphiQL shows, in its footer and its Docs pane, while it has no key to send. */
+export const GRAPHIQL_KEY_HINT =
+  'No API key yet: put {"x-api-key": "pk_…"} in the Headers tab below the query (or use the key field of /swagger-ui/). The schema and the Docs load once a key is there.';
+
 /**
  * The query GraphiQL opens with: the organizations the caller sees, their projects and each project's
  * tasks. After `npm run demo` it shows the demo organization (README "Demo data").
  */
 export const EXAMPLE_QUERY = `# Organization → projects → tasks
 # (npm run demo loads an organization to look at).
-# API key: in Headers below, or the field of /swagger-ui/.
+# API key: {"x-api-key": "pk_…"} in Headers below, or the field of /swagger-ui/.
 # Run with ▶ or Ctrl-Enter.
 query OrganizationProjectsTasks {
   organizations(pageSize: 5, sort: "name:asc") {
@@ -68,14 +77,32 @@ ${body}
 const graphiqlPage = htmlPage(
   'GraphQL explorer',
   `  <link rel="stylesheet" href="/graphql/explorer/graphiql.min.css" />
-  <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>`,
+  <style>
+    body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }
+    .platform-key-hint { margin: 0; padding: 8px 4px 0; font-size: 14px; line-height: 1.4; color: hsla(var(--color-neutral), 0.8); }
+    /* Without a key no schema is fetched: the Docs pane says how to give one rather than "No GraphQL schema available". */
+    body.platform-no-key .graphiql-doc-explorer-error { font-size: 0; color: hsla(var(--color-neutral), 0.8);
+      background-color: hsla(var(--color-neutral), var(--alpha-background-light)); border-color: hsla(var(--color-neutral), 0.15); }
+    body.platform-no-key .graphiql-doc-explorer-error::after { content: ${scriptLiteral(GRAPHIQL_KEY_HINT)}; font-size: 14px; line-height: 1.4; }
+  </style>`,
   `  <div id="graphiql">Loading…</div>
   <script src="/graphql/explorer/react.production.min.js"></script>
   <script src="/graphql/explorer/react-dom.production.min.js"></script>
   <script src="/graphql/explorer/graphiql.min.js"></script>
   <script>
     const STORAGE = ${scriptLiteral(API_KEY_STORAGE_KEY)};
+    const HINT = ${scriptLiteral(GRAPHIQL_KEY_HINT)};
+    const CREDENTIAL_HEADERS = ['x-api-key', 'x-access-token', 'authorization'];
     const storedKey = () => (localStorage.getItem(STORAGE) || '').trim();
+    // The credential headers hold; '' for none.
+    const credentialOf = (headers) => {
+      const found = Object.entries(headers || {}).find(([name, value]) => CREDENTIAL_HEADERS.includes(name.toLowerCase()) && typeof value === 'string' && value.trim());
+      return found ? found[1].trim() : '';
+    };
+    // The credential a Headers text holds; '' for none, or for text that is not JSON (yet).
+    const credentialIn = (text) => {
+      try { const headers = JSON.parse(text || '{}'); return headers && typeof headers === 'object' ? credentialOf(headers) : ''; } catch { return ''; }
+    };
     // Subscriptions: graphql-ws at the same path; the headers a request is sent with are its connection parameters.
     const subscriptionUrl = location.origin.replace(/^http/, 'ws') + '/graphql';
     const send = GraphiQL.createFetcher({ url: '/graphql', subscriptionUrl });
@@ -84,14 +111,29 @@ const graphiqlPage = htmlPage(
       const headers = { ...(options.headers || {}) };
       const typed = typeof headers['x-api-key'] === 'string' ? headers['x-api-key'].trim() : '';
       if (typed) localStorage.setItem(STORAGE, typed);
-      else if (storedKey() && !headers.Authorization && !headers.authorization) headers['x-api-key'] = storedKey();
+      else if (storedKey() && !credentialOf(headers)) headers['x-api-key'] = storedKey();
       return send(params, { ...options, headers });
     };
-    const headers = JSON.stringify({ 'x-api-key': storedKey() }, null, 2);
-    ReactDOM.createRoot(document.getElementById('graphiql')).render(
-      React.createElement(GraphiQL, { fetcher, defaultHeaders: headers, shouldPersistHeaders: true,
-        defaultEditorToolsVisibility: 'headers', defaultQuery: ${scriptLiteral(EXAMPLE_QUERY)} }),
-    );
+    const defaultHeaders = JSON.stringify({ 'x-api-key': storedKey() }, null, 2);
+    function Explorer() {
+      // GraphiQL opens with the headers it kept (shouldPersistHeaders), else the default ones.
+      const [typed, setTyped] = React.useState(() => credentialIn(localStorage.getItem('graphiql:headers') ?? defaultHeaders));
+      const credential = typed || storedKey();
+      // GraphiQL fetches the schema again whenever its fetcher changes: so once per credential, and
+      // never without one (schema null), which would only show the 401 as "Error fetching schema".
+      const keyed = React.useMemo(() => (params, options) => fetcher(params, options), [credential]);
+      React.useEffect(() => { document.body.classList.toggle('platform-no-key', !credential); }, [credential]);
+      // Read once typing pauses, not at every keystroke of a key.
+      const pause = React.useRef(undefined);
+      const onEditHeaders = (text) => {
+        clearTimeout(pause.current);
+        pause.current = setTimeout(() => setTyped(credentialIn(text)), 500);
+      };
+      return React.createElement(GraphiQL, { fetcher: keyed, schema: credential ? undefined : null, onEditHeaders, defaultHeaders,
+        shouldPersistHeaders: true, defaultEditorToolsVisibility: 'headers', defaultQuery: ${scriptLiteral(EXAMPLE_QUERY)} },
+        credential ? null : React.createElement(GraphiQL.Footer, null, React.createElement('p', { className: 'platform-key-hint', role: 'status' }, HINT)));
+    }
+    ReactDOM.createRoot(document.getElementById('graphiql')).render(React.createElement(Explorer));
   </script>`,
 );
 
@@ -223,7 +265,7 @@ export function explorerRouter(): Router {
     if (!file) return next();
     res.sendFile(file, { maxAge: '1d' });
   });
-  router.get('/graphql', (req: Request, res: Response, next: NextFunction) => {
+  router.get(GRAPHIQL_PATH, (req: Request, res: Response, next: NextFunction) => {
     const wantsPage = req.accepts(['application/json', 'application/graphql-response+json', 'text/html']) === 'text/html';
     if (!wantsPage || req.query.query !== undefined) return next();
     res.type('html').send(graphiqlPage);

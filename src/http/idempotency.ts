@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { getOperationAST, parse } from 'graphql';
 import { identityOf } from '../auth/authenticate';
 import { BadRequestError, ConflictError, UnprocessableEntityError } from '../errors/api-error';
-import { BODY_LIMIT } from '../rest/json-body';
+import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../rest/json-body';
 import { IDEMPOTENCY_TTL_HOURS, type IdempotencyStore, type Lease, type StoredAnswer } from '../services/idempotency';
 import { logger } from './logger';
 
@@ -23,6 +23,8 @@ const rawGraphqlBodies = new WeakMap<Request, Buffer>();
 /** The same readers as the routers below (raw bytes for REST, JSON for GraphQL), run earlier: a body is read once. */
 const readRaw = express.raw({ type: () => true, limit: BODY_LIMIT });
 const readJson = express.json({ limit: BODY_LIMIT, verify: (req, _res, raw) => void rawGraphqlBodies.set(req as Request, raw) });
+const jsonContent = requireJsonContent();
+const graphqlContent = requireJsonContent(GRAPHQL_MEDIA_TYPES);
 
 /**
  * Idempotent POSTs: a POST under /api, or a GraphQL mutation, sent with an `Idempotency-Key` header
@@ -37,18 +39,25 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
   return (req, res, next) => {
     if (req.method !== 'POST' || req.headers['idempotency-key'] === undefined) return next();
     const path = req.path.toLowerCase();
+    // A body of another type is refused (415) before a key is claimed: a retry sent right must run.
     if (path.startsWith('/api/')) {
-      return readRaw(req, res, (error?: unknown) => {
-        if (error) return next(error);
-        void idempotent(store, req, res, next, Buffer.isBuffer(req.body) ? req.body : undefined);
+      return jsonContent(req, res, (refused?: unknown) => {
+        if (refused) return next(refused);
+        readRaw(req, res, (error?: unknown) => {
+          if (error) return next(error);
+          void idempotent(store, req, res, next, Buffer.isBuffer(req.body) ? req.body : undefined);
+        });
       });
     }
     if (path.replace(/\/+$/, '') === '/graphql') {
-      return readJson(req, res, (error?: unknown) => {
+      return graphqlContent(req, res, (refused?: unknown) => {
+        if (refused) return next(refused);
+        readJson(req, res, (error?: unknown) => {
         if (error) return next(error);
-        // Queries are reads: the header is ignored.
-        if (!isMutation(req.body)) return next();
-        void idempotent(store, req, res, next, rawGraphqlBodies.get(req));
+          // Queries are reads: the header is ignored.
+          if (!isMutation(req.body)) return next();
+          void idempotent(store, req, res, next, rawGraphqlBodies.get(req));
+        });
       });
     }
     next();

@@ -7,6 +7,7 @@ import { signInFromClaims } from '../services/accounts';
 import { RequestContext } from '../services/context';
 import type { Services } from '../services/services';
 import { present } from './present';
+import { rowNotModified } from './validators';
 
 const users = resources.find((r) => r.path === 'users')!;
 
@@ -26,11 +27,12 @@ export function accountCallbackRouter(orm: MikroORM, services: Services): Router
   return router;
 }
 
-/** GET /api/account/me: the caller's PlatformUser. */
+/** GET /api/account/me: the caller's PlatformUser, with its row's ETag as GET /api/users/{id} has it. */
 export function accountRouter(): Router {
   const router = Router();
   router.get('/api/account/me', async (req: Request, res: Response) => {
     const ctx = identityOf(req).context!;
+    if (rowNotModified(req, res, ctx.user!)) return;
     res.json(await present(ctx, users, ctx.user!));
   });
   return router;

@@ -1,9 +1,9 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 import { chatCompletion } from '../services/ai-gateway';
 import { EventStreamAnswer } from './event-stream-answer';
-import { jsonBody } from './json-body';
+import { readJsonBody } from './json-body';
 import { contextOf } from './resource-router';
 
 export const CHAT_COMPLETIONS_PATH = '/api/ai/chat/completions';
@@ -18,7 +18,7 @@ export const CHAT_COMPLETION_BODY_LIMIT = '20mb';
  */
 export function aiGatewayRouter(): Router {
   const router = Router();
-  router.post(CHAT_COMPLETIONS_PATH, express.raw({ type: () => true, limit: CHAT_COMPLETION_BODY_LIMIT }), jsonBody, async (req: Request, res: Response) => {
+  router.post(CHAT_COMPLETIONS_PATH, readJsonBody(CHAT_COMPLETION_BODY_LIMIT), async (req: Request, res: Response) => {
     const events = new EventStreamAnswer(res);
     try {
       const answer = await chatCompletion(contextOf(req), req.body, { signal: abortedOnClose(res), stream: events });

@@ -1,6 +1,6 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { callBridgeEndpoint } from '../services/service-bridges';
-import { BODY_LIMIT, jsonBody } from './json-body';
+import { readJsonBody } from './json-body';
 import { contextOf } from './resource-router';
 
 /** The service bridge proxy's paths: the endpoint by name, or the sole endpoint of a single-endpoint bridge. */
@@ -13,7 +13,7 @@ export const BRIDGE_PROXY_PATH = '/api/service-bridges/:id/proxy{/:endpointName}
  */
 export function bridgeProxyRouter(): Router {
   const router = Router();
-  router.all(BRIDGE_PROXY_PATH, express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody, async (req: Request, res: Response) => {
+  router.all(BRIDGE_PROXY_PATH, readJsonBody(), async (req: Request, res: Response) => {
     const answer = await callBridgeEndpoint(contextOf(req), String(req.params.id), {
       endpointName: typeof req.params.endpointName === 'string' ? req.params.endpointName : undefined,
       method: req.method,

@@ -1,10 +1,10 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { BadRequestError, MethodNotAllowedError } from '../errors/api-error';
 import { entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../services/operations';
 import type { PageResult } from '../services/page';
-import { BODY_LIMIT, jsonBody } from './json-body';
+import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 import { pageNotModified } from './validators';
@@ -16,7 +16,7 @@ import { contextOf, expressPath, queryListParams } from './resource-router';
  */
 export function operationRouter(operations: readonly DomainOperation[], resources: readonly Resource[]): Router {
   const router = Router();
-  const body = [express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody];
+  const body = readJsonBody();
   const resourceOf = (entity: unknown) => resources.find((r) => r.entity === entity);
   for (const operation of operations) {
     const path = `/api/${expressPath(operation.path)}`;

@@ -1,10 +1,10 @@
-import express, { type Request, type Response, Router } from 'express';
+import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
 import { identityOf } from '../auth/authenticate';
 import type { RequestContext } from '../services/context';
 import type { ListParams } from '../services/resource-service';
-import { BODY_LIMIT, jsonBody } from './json-body';
+import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 import { ifMatchOf, pageNotModified, rowNotModified, tagRow } from './validators';
@@ -45,7 +45,7 @@ function listParams(req: Request, resource: Resource): ListParams {
  */
 export function resourceRouter(resource: Resource): Router {
   const router = Router({ mergeParams: true });
-  const body = [express.raw({ type: () => true, limit: BODY_LIMIT }), jsonBody];
+  const body = readJsonBody();
   const service = (req: Request) => contextOf(req).services.resource(resource.path);
   const { create, update, delete: remove } = resource.operations;
   const collectionMethods = ['GET', 'HEAD', ...(create ? ['POST'] : [])];
@@ -65,6 +65,7 @@ export function resourceRouter(resource: Resource): Router {
   else router.post('/', body, async (req: Request, res: Response) => {
     const ctx = contextOf(req);
     const { row, created } = await service(req).createOrReplay(ctx, req.body, parentIdOf(req, resource));
+    tagRow(res, row);
     // A create that repeats an earlier one (idempotency key) wrote nothing: 200 with the earlier row.
     res.status(created ? 201 : 200).location(`${req.baseUrl}/${row.id}`).json(await present(ctx, resource, row));
   });

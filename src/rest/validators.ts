@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Request, Response } from 'express';
+import type { Express, Request, RequestHandler, Response } from 'express';
 import { entityTag, listedTags } from '../model/entity-tag';
 import type { IfMatch } from '../services/resource-service';
 
@@ -42,4 +42,28 @@ export function tagRow(res: Response, row: Versioned): void {
 export function ifMatchOf(req: Request): IfMatch | undefined {
   const header = req.get('if-match');
   return header === undefined ? undefined : listedTags(header);
+}
+
+/**
+ * Only the answers tagged here carry an ETag and answer 304: Express's automatic weak ETag (over the
+ * body, on every method) would otherwise tag the answers this module does not (a create's, before
+ * the row's tag was set) and its freshness check would answer 304 to `If-None-Match: *` on any GET.
+ * Static files (express.static, sendFile) keep their own validators.
+ */
+export function onlyExplicitValidators(app: Express): void {
+  app.set('etag', false);
+  Object.defineProperty(app.request, 'fresh', { configurable: true, get: () => false });
+}
+
+/**
+ * A JSON answer fixed for the process's life (the OpenAPI document): serialized once, with a strong
+ * ETag over its bytes, and 304 while `If-None-Match` names it.
+ */
+export function fixedJsonAnswer(value: unknown): RequestHandler {
+  const body = Buffer.from(JSON.stringify(value));
+  const tag = `"${createHash('sha256').update(body).digest('base64url')}"`;
+  return (req, res) => {
+    if (answeredNotModified(req, res, tag)) return;
+    res.type('json').send(body);
+  };
 }

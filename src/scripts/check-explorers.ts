@@ -3,8 +3,9 @@ import { findChromium } from './browser/chromium';
 import { checkExplorers, problemsOf } from './browser/explorer-checks';
 
 /**
- * `npm run check:explorers -- [base URL]` with API_KEY set: drives Swagger UI and GraphiQL of a
- * running server in headless Chromium (CHROMIUM_PATH, or chromium on PATH) as a person would, prints
+ * `npm run check:explorers -- [base URL]` with API_KEY set: drives GraphiQL (first without a key, then
+ * with it typed into its Headers tab) and Swagger UI of a running server in headless Chromium
+ * (CHROMIUM_PATH, or chromium on PATH) as a person would, prints
  * what they showed and where the screenshots are (SCREENSHOT_DIR, default the temporary folder), and
  * exits 1 when either page did not work. The base URL defaults to http://localhost:$PORT (8080).
  */
@@ -22,6 +23,12 @@ async function main(): Promise<number> {
   }
   const result = await checkExplorers(chromium, baseUrl, apiKey, process.env.SCREENSHOT_DIR || tmpdir());
   const organizations = (result.graphiql.result?.data?.organizations?.content ?? []) as { name: string; projects?: { totalElements: number } }[];
+  const noKey = result.graphiqlWithoutKey;
+  console.log(`GraphiQL (${baseUrl}/graphql) without a key`);
+  console.log(`  footer:        ${noKey.hint}`);
+  console.log(`  Docs pane:     ${noKey.docsWithoutKey}`);
+  console.log(`  calls to /graphql before a key: ${noKey.requestsWithoutKey.join(', ') || 'none'}`);
+  console.log(`  Docs pane once the key is typed into Headers: ${noKey.docsWithKey.slice(0, 120)}`);
   console.log(`Swagger UI (${baseUrl}/swagger-ui/)`);
   console.log(`  without a key: ${result.swagger.statusWithoutKey}`);
   console.log(`  with the key:  ${result.swagger.statusWithKey}`);

@@ -5,16 +5,15 @@ import { isUuid } from '../model/uuid';
 import { isPlainObject } from './input';
 
 /**
- * The body of a domain operation checked against its declared arguments: an object (or nothing, where
- * the operation needs none), each declared argument of its kind (400 naming it). Undeclared keys are
- * left for the operation (a DocumentStatus body carries more than the `id` read from it).
+ * The body of a domain operation checked against its declared arguments: a JSON object when sent
+ * (`null`, `""` and `[]` are bodies, not objects: 400 naming what was sent), each declared argument of
+ * its kind (400 naming it; without a body, the required ones are named as missing). Undeclared keys
+ * are left for the operation (a DocumentStatus body carries more than the `id` read from it).
  */
-export function parseOperationInput(operation: DomainOperation, body: unknown): Record<string, unknown> {
-  if (body === undefined || body === null || body === '') {
-    if (operation.bodyOptional || operation.body.every((a) => !a.required)) return {};
-    throw new BadRequestError('request body must be a JSON object');
-  }
-  if (!isPlainObject(body)) throw new BadRequestError('request body must be a JSON object');
+export function parseOperationInput(operation: DomainOperation, given: unknown): Record<string, unknown> {
+  if (given === undefined && bodyIsTheInput(operation)) throw new BadRequestError('request body is required: a JSON object');
+  const body = given === undefined ? {} : given;
+  if (!isPlainObject(body)) throw new BadRequestError(`request body must be a JSON object, not ${kindOfJson(body)}`);
   const issues: FieldIssue[] = [];
   for (const argument of operation.body) {
     const value = body[argument.name];
@@ -27,6 +26,18 @@ export function parseOperationInput(operation: DomainOperation, body: unknown): 
   }
   if (issues.length) throw BadRequestError.forFields(issues);
   return body;
+}
+
+/** A required body that declares no argument is the input whole (a step error's details): there is nothing to name as missing. */
+function bodyIsTheInput(operation: DomainOperation): boolean {
+  return operation.method !== 'get' && !operation.bodyOptional && operation.body.length === 0;
+}
+
+/** What a JSON value is, as a refusal names it. */
+function kindOfJson(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return `a ${typeof value}`;
 }
 
 function kindProblem(kind: DomainOperation['body'][number]['kind'], value: unknown): string | undefined {

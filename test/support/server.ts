@@ -25,7 +25,7 @@ export interface TestServer {
   orm: MikroORM;
   /** A JSON request; `body` is sent as JSON unless it is already a string. */
   request<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Answer<T>>;
-  /** A GraphQL request as the administrator (or `key`). */
+  /** A GraphQL request as the administrator (or `key`), accepting GRAPHQL_ACCEPT. */
   graphql<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<Answer<{ data?: T; errors?: any[] }>>;
   /** A GraphQL operation that must succeed (HTTP 200, no errors): its data. */
   graphqlData<T = any>(query: string, variables?: Record<string, unknown>, key?: string | null): Promise<T>;
@@ -117,11 +117,18 @@ export async function startServer({
   };
 }
 
+/**
+ * What requests to /graphql accept unless they say otherwise: GraphQL over HTTP's own media type, under
+ * which a request error answers 4xx (served as application/json it answers 200; see graphql-http.test.ts).
+ */
+export const GRAPHQL_ACCEPT = 'application/graphql-response+json';
+
 /** JSON requests to the server at `url`, as `defaultKey` unless a request names another key (or null: none). */
 export function requester(url: string, defaultKey: string): TestServer['request'] {
   return async (method, path, options = {}) => {
     const key = options.key === undefined ? defaultKey : options.key;
-    const headers: Record<string, string> = { 'content-type': 'application/json', ...(key ? { 'x-api-key': key } : {}), ...options.headers };
+    const accept = path.startsWith('/graphql') && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'accept') ? { accept: GRAPHQL_ACCEPT } : {};
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...accept, ...(key ? { 'x-api-key': key } : {}), ...options.headers };
     const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const response = await fetch(`${url}${path}`, { method, headers, body });
     const text = await response.text();

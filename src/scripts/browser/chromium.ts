@@ -103,6 +103,11 @@ export class Browser {
         '--no-sandbox',
         '--disable-gpu',
         '--disable-dev-shm-usage',
+        // Nothing but the pages' own requests: no QUIC, updates, sync or other background traffic.
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
         '--no-first-run',
         '--no-default-browser-check',
         '--remote-debugging-port=0',
@@ -168,6 +173,8 @@ export class Page {
   readonly dialogs: string[] = [];
   /** Uncaught exceptions of the page's scripts. */
   readonly exceptions: string[] = [];
+  /** Every HTTP answer the page received, in order. */
+  readonly responses: { method: string; url: string; status: number }[] = [];
 
   constructor(
     private readonly connection: Connection,
@@ -184,8 +191,17 @@ export class Page {
       if (sessionId !== this.sessionId) return;
       this.exceptions.push(params.exceptionDetails?.exception?.description ?? params.exceptionDetails?.text ?? 'exception');
     });
+    const methods = new Map<string, string>();
+    this.connection.on('Network.requestWillBeSent', (params, sessionId) => {
+      if (sessionId === this.sessionId) methods.set(params.requestId, params.request.method);
+    });
+    this.connection.on('Network.responseReceived', (params, sessionId) => {
+      if (sessionId !== this.sessionId) return;
+      this.responses.push({ method: methods.get(params.requestId) ?? 'GET', url: params.response.url, status: params.response.status });
+    });
     await this.send('Page.enable');
     await this.send('Runtime.enable');
+    await this.send('Network.enable');
     await this.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 900, deviceScaleFactor: 1, mobile: false });
   }
 
@@ -235,6 +251,15 @@ export class Page {
   async type(selector: string, text: string): Promise<void> {
     const found = await this.evaluate<boolean>(`(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.focus(); e.select?.(); return true; })()`);
     if (!found) throw new Error(`no field at ${selector}`);
+    await this.send('Input.insertText', { text });
+  }
+
+  /** Focuses the CodeMirror editor inside `selector`, selects all it holds and types `text` over it. */
+  async typeInEditor(selector: string, text: string): Promise<void> {
+    const found = await this.evaluate<boolean>(
+      `(() => { const cm = document.querySelector(${JSON.stringify(selector)})?.CodeMirror; if (!cm) return false; cm.focus(); cm.execCommand('selectAll'); return true; })()`,
+    );
+    if (!found) throw new Error(`no editor at ${selector}`);
     await this.send('Input.insertText', { text });
   }
 
