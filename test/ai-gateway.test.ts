@@ -435,7 +435,7 @@ describe('the OpenAPI document', () => {
     expect(operation.operationId).toBe('chatCompletion');
     expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ChatCompletionRequest' });
     expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '422', '429', '502', '503', '504']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']);
     expect(doc.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
     expect(doc.components.responses.BadGateway.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpstreamError' });
     expect(doc.components.schemas.UpstreamError.allOf[1].properties.upstreamStatus.type).toBe('integer');

@@ -1,11 +1,17 @@
 import 'reflect-metadata';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { lexicographicSortSchema, printSchema } from 'graphql';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../src/app';
+import { jwtSettingsFromEnv } from '../src/auth/jwt';
 import { buildGraphqlSchema } from '../src/graphql/schema';
+import { operations } from '../src/model/operations';
 import { resources } from '../src/model/registry';
-import { startServer, type TestServer } from './support/server';
+import { withRules } from '../src/services/rules';
+import { createOrganization, createProject, createTask } from './support/fixtures';
+import { startServer, TEST_DATA_LAKE_DIR, TEST_SECRETS_KEY, unique, type TestServer } from './support/server';
 
 let server: TestServer;
 let doc: any;
@@ -118,9 +124,9 @@ describe('schemas', () => {
     expect(doc.components.schemas).not.toHaveProperty('TaskGroupHistoryEntryUpdateRequest');
     expect(doc.components.schemas).not.toHaveProperty('TaskActivityUpdateRequest');
     expect(doc.components.schemas).toHaveProperty('TaskActivityCreateRequest');
-    expect(Object.keys(doc.paths['/api/task-group-history'])).toEqual(['get']);
-    expect(Object.keys(doc.paths['/api/task-group-history/{id}'])).toEqual(['get']);
-    expect(Object.keys(doc.paths['/api/task-activities/{id}']).sort()).toEqual(['delete', 'get']);
+    expect(Object.keys(doc.paths['/api/task-group-history'])).toEqual(['get', 'head']);
+    expect(Object.keys(doc.paths['/api/task-group-history/{id}'])).toEqual(['get', 'head']);
+    expect(Object.keys(doc.paths['/api/task-activities/{id}']).sort()).toEqual(['delete', 'get', 'head']);
   });
 
   it('requires exactly projectId in TaskCreateRequest', () => {
@@ -219,8 +225,9 @@ describe('paths', () => {
   it('lists responses 200, 400, 401, 403, 404 and 409 for PUT /api/team-members/{id}', () => {
     const put = doc.paths['/api/team-members/{id}'].put;
     // The specification's six answers, 412 (an If-Match naming a stale version), 413 (a body over the
-    // limit), 429 (every operation can be rate limited) and 503 (a statement past its timeout).
-    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '429', '503']);
+    // limit), 415 (a body that is not JSON), 429 (every operation can be rate limited) and 503 (a
+    // statement past its timeout).
+    expect(Object.keys(put.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '503']);
     expect(doc.components.responses.ServiceUnavailable.headers['Retry-After']).toBeDefined();
     expect(JSON.stringify(put.responses['200'])).toContain('#/components/schemas/TeamMember"');
     expect(put.requestBody.required).toBe(true);
@@ -237,9 +244,9 @@ describe('paths', () => {
       const item = doc.paths[`/api/${resource.path}/{id}`];
       const sequence = doc.paths[`/api/${resource.path}/{id}/sequence`];
       const { create, update, delete: remove } = resource.operations;
-      expect(Object.keys(collection ?? {}).sort(), resource.path).toEqual(['get', ...(create ? ['post'] : [])]);
-      expect(Object.keys(item ?? {}).sort(), resource.path).toEqual([...(remove ? ['delete'] : []), 'get', ...(update ? ['put'] : [])]);
-      expect(Object.keys(sequence ?? {}), resource.path).toEqual(['get']);
+      expect(Object.keys(collection ?? {}).sort(), resource.path).toEqual(['get', 'head', ...(create ? ['post'] : [])]);
+      expect(Object.keys(item ?? {}).sort(), resource.path).toEqual([...(remove ? ['delete'] : []), 'get', 'head', ...(update ? ['put'] : [])]);
+      expect(Object.keys(sequence ?? {}), resource.path).toEqual(['get', 'head']);
       if (create) {
         expect(collection.post.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}CreateRequest`);
         expect(Object.keys(collection.post.responses)).toContain('201');
@@ -253,6 +260,292 @@ describe('paths', () => {
       const page = collection.get.parameters.find((p: any) => p.name === 'page');
       expect(page.schema, resource.path).toMatchObject({ minimum: oneBased ? 1 : 0, default: oneBased ? 1 : 0 });
     }
+  });
+});
+
+/** The operations of the document: every path and method. */
+const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
+
+function documented(): { path: string; method: string; operation: any }[] {
+  return Object.entries<any>(doc.paths).flatMap(([path, item]) => METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })));
+}
+
+/** Every object of the document, with where it is. */
+function nodes(node: unknown, at = '#'): [string, Record<string, unknown>][] {
+  if (Array.isArray(node)) return node.flatMap((child, i) => nodes(child, `${at}/${i}`));
+  if (!node || typeof node !== 'object') return [];
+  return [[at, node as Record<string, unknown>], ...Object.entries(node).flatMap(([key, child]) => nodes(child, `${at}/${key}`))];
+}
+
+describe('operations', () => {
+  it('gives every operation an operationId of its own', () => {
+    const ids = documented().map(({ operation }) => operation.operationId);
+    expect(ids.length).toBeGreaterThan(300);
+    for (const id of ids) expect(id).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+  });
+
+  it('names the agent tools apart from GET /api/service-bridges, their GraphQL fields unchanged', async () => {
+    expect(doc.paths['/api/service-bridges'].get.operationId).toBe('listServiceBridges');
+    expect(doc.paths['/api/agent-sessions/{id}/tools/list_service_bridges'].get.operationId).toBe('listAgentSessionServiceBridges');
+    expect(doc.paths['/api/agent-sessions/{id}/tools/call_service_bridge'].post.operationId).toBe('callAgentSessionServiceBridge');
+    const { __schema } = await server.graphqlData('{ __schema { queryType { fields { name } } mutationType { fields { name } } } }');
+    expect(__schema.queryType.fields.map((f: any) => f.name)).toEqual(expect.arrayContaining(['listServiceBridges', 'serviceBridges']));
+    expect(__schema.mutationType.fields.map((f: any) => f.name)).toContain('callServiceBridge');
+  });
+
+  it('gives every operation a summary (with the right article) and a description', () => {
+    for (const { path, method, operation } of documented()) {
+      const at = `${method} ${path}`;
+      expect(operation.summary, at).toMatch(/\S/);
+      expect(operation.description, at).toMatch(/\S/);
+      expect(operation.summary, at).not.toMatch(/\ba [aeio]/i);
+      expect(operation.summary, at).not.toMatch(/\ban [^aeiou\s]/i);
+    }
+    expect(doc.paths['/api/organizations'].post.summary).toBe('Create an organization');
+    expect(doc.paths['/api/team-members/{id}'].delete.summary).toBe('Delete a team member');
+  });
+
+  it('declares every tag the operations use, once, each with a description', () => {
+    const declared = doc.tags.map((tag: any) => tag.name);
+    expect(declared.filter((name: string, i: number) => declared.indexOf(name) !== i)).toEqual([]);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\S/);
+    const used = new Set(documented().flatMap(({ operation }) => operation.tags));
+    expect([...used].sort()).toEqual([...declared].sort());
+    expect(declared).toEqual(expect.arrayContaining(['account', 'analytics', 'ai', 'orchestrator', 'meta']));
+  });
+
+  it('declares the licence of package.json', () => {
+    expect(doc.info.license).toEqual({ name: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license });
+  });
+});
+
+describe('schema shapes both linters accept', () => {
+  it('states a type beside every nullable, and nothing beside a $ref', () => {
+    for (const [at, node] of nodes(doc)) {
+      if (node.nullable === true) expect(node.type, at).toBeDefined();
+      if (typeof node.$ref === 'string') expect(Object.keys(node), at).toEqual(['$ref']);
+    }
+  });
+
+  it('refers to Project.status as a nullable ProjectStatus', () => {
+    expect(doc.components.schemas.Project.properties.status).toEqual({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/ProjectStatus' }] });
+  });
+});
+
+describe('nested collections', () => {
+  const nested = resources.filter((r) => r.parent);
+
+  it('leave the parent the path names out of the create body', async () => {
+    expect(nested.map((r) => r.name)).toContain('OrganizationSecret');
+    for (const resource of nested) {
+      const schema = doc.components.schemas[`${resource.name}CreateRequest`];
+      const relation = resource.fields.find((f) => f.name === resource.parent!.field)!.reference!.relation;
+      expect(Object.keys(schema.properties), resource.name).not.toContain(resource.parent!.field);
+      expect(Object.keys(schema.properties), resource.name).not.toContain(relation);
+      expect(schema.required ?? [], resource.name).not.toContain(resource.parent!.field);
+    }
+    const organization = await createOrganization(server);
+    const created = await server.request('POST', `/api/organizations/${organization.id}/secrets`, { body: { name: unique('OPENAPI').toUpperCase().replace(/-/g, '_'), value: 'v' } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.organizationId).toBe(organization.id);
+  });
+
+  it('document and answer 404 on their list and create when the parent does not exist', async () => {
+    for (const resource of nested) {
+      expect(doc.paths[`/api/${resource.path}`].get.responses['404'], resource.path).toEqual({ $ref: '#/components/responses/NotFound' });
+      expect(doc.paths[`/api/${resource.path}`].post.responses['404'], resource.path).toEqual({ $ref: '#/components/responses/NotFound' });
+    }
+    const path = `/api/organizations/${randomUUID()}/secrets`;
+    const list = await server.request('GET', path);
+    expect(list.status, list.text).toBe(404);
+    const create = await server.request('POST', path, { body: { name: 'NEVER', value: 'v' } });
+    expect(create.status, create.text).toBe(404);
+  });
+});
+
+describe('every status the server answers', () => {
+  it('documents 200 on the create of a collection whose create may repeat an earlier one (executions), and answers it', async () => {
+    const replaying = resources.filter((r) => r.operations.create && withRules(r).rules.replayOf).map((r) => r.path);
+    expect(replaying).toContain('executions');
+    for (const resource of resources.filter((r) => r.operations.create)) {
+      expect('200' in doc.paths[`/api/${resource.path}`].post.responses, resource.path).toBe(replaying.includes(resource.path));
+    }
+    const organization = await createOrganization(server);
+    const body = { organizationId: organization.id, idempotencyKey: unique('openapi') };
+    const first = await server.request('POST', '/api/executions', { body });
+    expect(first.status, first.text).toBe(201);
+    const again = await server.request('POST', '/api/executions', { body });
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.id).toBe(first.body.id);
+  });
+
+  it('documents If-None-Match and 304 on exactly the reads whose answer carries an ETag', () => {
+    const reads = documented().filter(({ method }) => method === 'get' || method === 'head');
+    const tagged = reads.filter(({ operation }) => operation.responses['304']);
+    expect(tagged.length).toBeGreaterThan(200);
+    for (const { path, method, operation } of reads) {
+      const at = `${method} ${path}`;
+      const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'))![1];
+      const conditional = (operation.parameters ?? []).some((p: any) => p.name === 'If-None-Match');
+      expect([conditional, success.headers?.ETag !== undefined], at).toEqual([operation.responses['304'] !== undefined, operation.responses['304'] !== undefined]);
+    }
+  });
+
+  it('answers an ETag, and 304 to GET and HEAD naming it, exactly on the reads that document 304', async () => {
+    const organization = await createOrganization(server);
+    const project = await createProject(server, organization.id);
+    const task = await createTask(server, project.id);
+    const created = async (path: string, body: Record<string, unknown>) => {
+      const answer = await server.request('POST', path, { body });
+      expect(answer.status, `${path}: ${answer.text}`).toBe(201);
+      return answer.body;
+    };
+    const secret = await created(`/api/organizations/${organization.id}/secrets`, { name: unique('ETAG').toUpperCase().replace(/-/g, '_'), value: 'v' });
+    const channel = await created('/api/channels', { projectId: project.id, name: unique('chat') });
+    const agent = await created('/api/agents', { organizationId: organization.id, name: unique('Agent') });
+    const session = await created('/api/agent-sessions', { agentId: agent.id, projectId: project.id });
+    const group = await created('/api/task-groups', { projectId: project.id, name: unique('Group') });
+    // One read of each kind: collections, nested ones, rows, sequences, the domain operations' reads, the account, the document.
+    const reads: [template: string, path: string][] = [
+      ['/api/tasks', `/api/tasks?filter=${encodeURIComponent(`id==${task.id}`)}`],
+      ['/api/tasks/{id}', `/api/tasks/${task.id}`],
+      ['/api/tasks/{id}/sequence', `/api/tasks/${task.id}/sequence`],
+      ['/api/organizations/{orgId}/secrets', `/api/organizations/${organization.id}/secrets`],
+      ['/api/organizations/{orgId}/secrets/{id}', `/api/organizations/${organization.id}/secrets/${secret.id}`],
+      ['/api/organizations/{orgId}/secrets/{id}/sequence', `/api/organizations/${organization.id}/secrets/${secret.id}/sequence`],
+      ['/api/task-groups/{id}/history', `/api/task-groups/${group.id}/history`],
+      ['/api/channels/{id}/transcript', `/api/channels/${channel.id}/transcript`],
+      ['/api/channels/{id}/transcript', `/api/channels/${channel.id}/transcript?format=text`],
+      ['/api/agent-sessions/{id}/tools/list_service_bridges', `/api/agent-sessions/${session.id}/tools/list_service_bridges`],
+      ['/api/account/me', '/api/account/me'],
+      ['/v3/api-docs', '/v3/api-docs'],
+    ];
+    for (const [template, path] of reads) {
+      const documents304 = doc.paths[template].get.responses['304'] !== undefined;
+      expect(doc.paths[template].head.responses['304'] !== undefined, template).toBe(documents304);
+      const first = await server.request('GET', path);
+      expect(first.status, `${path}: ${first.text}`).toBe(200);
+      const etag = first.headers.get('etag');
+      expect(etag !== null, `ETag of ${path}`).toBe(documents304);
+      for (const method of ['GET', 'HEAD']) {
+        const again = await server.request(method, path, { headers: { 'if-none-match': etag ?? '*' } });
+        expect(again.status, `${method} ${path} If-None-Match: ${etag ?? '*'}`).toBe(documents304 ? 304 : 200);
+        if (documents304) expect(again.text, `${method} ${path}`).toBe('');
+      }
+    }
+  });
+
+  it('documents HEAD wherever GET is, with the same parameters and statuses and no bodies, and answers it without a body', async () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      if (!item.get) continue;
+      expect(item.head, path).toBeDefined();
+      expect(Object.keys(item.head.responses), path).toEqual(Object.keys(item.get.responses));
+      expect(item.head.parameters, path).toEqual(item.get.parameters);
+      for (const answer of Object.values<any>(item.head.responses)) expect(answer.content, path).toBeUndefined();
+    }
+    const get = await server.request('GET', '/api/organizations?pageSize=1');
+    const head = await server.request('HEAD', '/api/organizations?pageSize=1');
+    expect([head.status, head.text]).toEqual([200, '']);
+    expect(head.headers.get('etag')).toBe(get.headers.get('etag'));
+  });
+
+  it('documents 413 and 415 on every operation that takes a body, and answers 415 exactly there', async () => {
+    const writes = documented().filter(({ method }) => method !== 'get' && method !== 'head');
+    for (const { path, method, operation } of writes.filter(({ operation }) => operation.requestBody)) {
+      expect(operation.responses['413'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
+      expect(operation.responses['415'], `${method} ${path}`).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
+    }
+    expect(doc.components.responses.UnsupportedMediaType.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    // A text/plain body to every write (unknown ids: nothing is written): 415 where the route reads a body.
+    const mismatched: string[] = [];
+    for (let i = 0; i < writes.length; i += 25) {
+      await Promise.all(
+        writes.slice(i, i + 25).map(async ({ path, method, operation }) => {
+          const answer = await server.request(method.toUpperCase(), concrete(path), { body: 'not json', headers: { 'content-type': 'text/plain' } });
+          if ((answer.status === 415) !== (operation.responses['415'] !== undefined)) mismatched.push(`${method} ${path}: ${answer.status}`);
+          if (operation.responses['415']) expect(operation.responses['413'], `${method} ${path}`).toBeDefined();
+        }),
+      );
+    }
+    expect(writes.length).toBeGreaterThan(150);
+    expect(mismatched.sort()).toEqual([]);
+  });
+});
+
+/** A documented path with a fresh UUID for each parameter. */
+function concrete(path: string): string {
+  return path.replace(/\{\w+\}/g, () => randomUUID());
+}
+
+/** A route's methods as the server takes them: HEAD wherever GET is, every method for `all`. */
+interface RouterLayer {
+  route?: { path: string | string[]; methods: Record<string, boolean> };
+  rawPath?: unknown;
+  handle?: { stack?: RouterLayer[] };
+}
+
+/** `/api/x/:id/proxy{/:name}` as OpenAPI paths: each optional part absent and present, `:id` as `{id}`. */
+function openApiPaths(expressPath: string): string[] {
+  const optional = /\{([^{}]*)\}/.exec(expressPath);
+  if (!optional) return [expressPath.replace(/:(\w+)/g, '{$1}')];
+  return [...openApiPaths(expressPath.replace(optional[0], '')), ...openApiPaths(expressPath.replace(optional[0], optional[1]))];
+}
+
+function joined(prefix: string, path: string): string {
+  return `${prefix}${path === '/' ? '' : path}`.replace(/\/{2,}/g, '/') || '/';
+}
+
+/** Every route of a router stack, mounted routers included, as `method path`. */
+function routesOf(stack: RouterLayer[], prefix = ''): string[] {
+  return stack.flatMap((layer) => {
+    if (layer.route) {
+      const methods = Object.keys(layer.route.methods).flatMap((m) => (m === '_all' ? [...METHODS] : m === 'get' ? ['get', 'head'] : [m]));
+      const paths = [layer.route.path].flat().flatMap((path) => openApiPaths(joined(prefix, path)));
+      return paths.flatMap((path) => methods.map((method) => `${method} ${path}`));
+    }
+    const mount = typeof layer.rawPath === 'string' ? joined(prefix, layer.rawPath) : prefix;
+    return layer.handle?.stack ? routesOf(layer.handle.stack, mount) : [];
+  });
+}
+
+describe('the document and the Express router', () => {
+  it('have the same operations: every route under /api and /v3 that does not answer 405, and no other', async () => {
+    const built = await createApp(server.orm, {
+      rateLimits: { perMinute: 1_000_000, burstPerSecond: 1_000_000, userPerMinute: 1_000_000 },
+      jwt: jwtSettingsFromEnv(),
+      secretsKey: TEST_SECRETS_KEY,
+      dataLakeDir: TEST_DATA_LAKE_DIR,
+    });
+    let routes: string[];
+    try {
+      routes = routesOf((built.app as unknown as { router: { stack: RouterLayer[] } }).router.stack);
+    } finally {
+      await built.close();
+    }
+    const candidates = [...new Set(routes)].filter((route) => / \/(api|v3)\//.test(route) && METHODS.includes(route.split(' ')[0] as never));
+    expect(candidates.length).toBeGreaterThan(300);
+    // A route that answers 405 whatever the request (a write the collection does not have, a method an
+    // operation path does not serve) is no operation. Unknown ids and a body that is no object: nothing is written.
+    const served: string[] = [];
+    for (let i = 0; i < candidates.length; i += 25) {
+      await Promise.all(
+        candidates.slice(i, i + 25).map(async (route) => {
+          const [method, path] = route.split(' ');
+          const answer = await fetch(`${server.url}${concrete(path)}`, {
+            method: method.toUpperCase(),
+            headers: { 'x-api-key': server.adminKey, 'content-type': 'application/json' },
+            body: method === 'get' || method === 'head' ? undefined : '[]',
+          });
+          await answer.arrayBuffer();
+          expect(answer.status, route).toBeLessThan(500);
+          if (answer.status !== 405) served.push(route);
+        }),
+      );
+    }
+    const inDocument = documented().map(({ method, path }) => `${method} ${path}`);
+    expect(served.filter((route) => !inDocument.includes(route)).sort(), 'served, not documented').toEqual([]);
+    expect(inDocument.filter((route) => !served.includes(route)).sort(), 'documented, not served').toEqual([]);
   });
 });
 

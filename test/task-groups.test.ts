@@ -345,13 +345,13 @@ describe('OpenAPI', () => {
   it('lists listHistoryForTaskGroup and listTaskGroupHistory as reads answering a page, and no history writes', async () => {
     const document = (await server.request('GET', '/v3/api-docs')).body;
     const one = document.paths['/api/task-groups/{id}/history'];
-    expect(Object.keys(one)).toEqual(['get']);
+    expect(Object.keys(one)).toEqual(['get', 'head']);
     expect(one.get.operationId).toBe('listHistoryForTaskGroup');
-    expect(one.get.parameters.map((p: any) => p.name)).toEqual(['id', 'page', 'pageSize', 'sort', 'filter', 'query']);
+    expect(one.get.parameters.map((p: any) => p.name)).toEqual(['id', 'page', 'pageSize', 'sort', 'filter', 'query', 'If-None-Match']);
     expect(one.get.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/TaskGroupHistoryEntryPage' });
     const all = document.paths['/api/task-group-history'];
-    expect(Object.keys(all)).toEqual(['get']);
+    expect(Object.keys(all)).toEqual(['get', 'head']);
     expect(all.get.operationId).toBe('listTaskGroupHistory');
-    expect(Object.keys(document.paths['/api/task-group-history/{id}'])).toEqual(['get']);
+    expect(Object.keys(document.paths['/api/task-group-history/{id}'])).toEqual(['get', 'head']);
   });
 });

@@ -7,6 +7,16 @@ import type { DomainOperation } from './operation';
 import { TemplateApplication } from './template-application';
 
 /**
+ * OpenAPI operationIds of the operations whose operationId (also their GraphQL field) an OpenAPI
+ * collection operation already has: `listServiceBridges` is GET /api/service-bridges there. The agent
+ * tools keep their GraphQL names; any other operation's OpenAPI operationId is its operationId.
+ */
+export const openApiOperationIds: Readonly<Record<string, string>> = {
+  listServiceBridges: 'listAgentSessionServiceBridges',
+  callServiceBridge: 'callAgentSessionServiceBridge',
+};
+
+/**
  * Every domain operation served beside the collections (DESIGN.md "Domain operations"); its behaviour
  * is bound by operationId in services/operations.ts.
  */

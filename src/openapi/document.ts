@@ -1,9 +1,10 @@
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
-import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
-import { operations } from '../model/operations';
+import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
+import { openApiOperationIds, operations } from '../model/operations';
 import type { Resource } from '../model/resource';
+import { withRules } from '../services/rules';
 import { entitySchema, requestSchema } from './field-schemas';
 import { addObjectTypeSchemas } from './object-type-schema';
 import { withIdempotencyKeys } from './idempotency';
@@ -22,11 +23,15 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
   '412': ['PreconditionFailed', 'If-Match names no current version of the row (the body carries currentChangeSequence)'],
   '413': ['PayloadTooLarge', 'The request body is over the limit'],
+  '415': ['UnsupportedMediaType', 'The request body is not JSON'],
   '429': ['TooManyRequests', 'Rate limited'],
   '502': ['BadGateway', 'The upstream service could not be reached or answered unusably'],
   '503': ['ServiceUnavailable', 'The operation is not available on this server'],
   '504': ['GatewayTimeout', 'The upstream service did not answer in time'],
 };
+
+/** The refusals of a route that reads a JSON body: too large, or of another media type. */
+const BODY_ERRORS = ['413', '415'];
 
 /**
  * The error answers of an operation; every authenticated operation can also answer 401, 403, 429 and
@@ -50,11 +55,31 @@ function ok(description: string, schema?: JsonSchema, headers: Record<string, un
 
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 
-/** HTTP validators (README "HTTP validators"): a row's strong ETag, a page's weak one, and the conditional headers. */
-const ETAG_HEADER = { ETag: { schema: { type: 'string' }, description: 'A row: strong, "<id>.<changeSequence>". A page: weak, over its rows\' ids and versions' } };
+/**
+ * HTTP validators (README "HTTP validators", rest/validators.ts): only the answers tagged there carry
+ * an ETag, and a GET of one answers 304 while If-None-Match names it: a row's strong ETag (reads and
+ * writes of it), a page's weak one, and the OpenAPI document's strong one. Other answers carry none.
+ */
+const ROW_ETAG = { ETag: { schema: { type: 'string' }, description: 'Strong, "<id>.<changeSequence>": If-Match of a write names it' } };
+const PAGE_ETAG = { ETag: { schema: { type: 'string' }, description: "Weak, over the page's rows' ids and versions and the total" } };
+const DOCUMENT_ETAG = { ETag: { schema: { type: 'string' }, description: 'Strong, over the bytes of the document' } };
 const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'An ETag of the answer held: 304 with no body while it is current' };
 const IF_MATCH = { name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The ETag of the version written over: 412 when the row is no longer at it' };
-const NOT_MODIFIED = { '304': { description: 'Not modified: the ETag sent in If-None-Match is current' } };
+
+/** The 304 of a GET answer marked with `etag`. */
+function notModified(etag: Record<string, unknown>): Record<string, unknown> {
+  return { '304': { description: 'Not modified: the ETag sent in If-None-Match is current; no body', headers: { ...RATE_LIMIT_HEADERS, ...etag } } };
+}
+
+/** `TeamMember` or `teamMembers` in words: `team member`, `team members`. */
+function words(name: string): string {
+  return name.replace(/(?<=[a-z0-9])([A-Z])/g, ' $1').toLowerCase();
+}
+
+/** The phrase with its indefinite article: `an organization`, `a task`. */
+function withArticle(phrase: string): string {
+  return `${/^[aeio]|^u(?!s|ni|ti)/i.test(phrase) ? 'an' : 'a'} ${phrase}`;
+}
 
 /** `?format=` of an operation that also answers plain text. */
 const formatParameter = {
@@ -108,10 +133,38 @@ function tagOf(resource: Resource): string {
   return resource.parent ? resource.listName.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`) : resource.path;
 }
 
+/** A resource's tag's description: where REST and GraphQL serve it. */
+function tagDescription(resource: Resource): string {
+  const { create, update, delete: remove } = resource.operations;
+  const mutations = [create && `create${resource.name}`, update && `update${resource.name}`, remove && `delete${resource.name}`].filter(Boolean);
+  const graphql = [resource.listName, resource.itemName, ...mutations].map((name) => `\`${name}\``).join(', ');
+  return `${upperFirst(words(resource.listName))}: /api/${resource.path} and its rows; GraphQL ${graphql}`;
+}
+
+/** The tags of the operations that belong to no collection. */
+const OTHER_TAGS: Record<string, string> = {
+  orchestrator: 'Internal callbacks of the activity orchestrator (platform administrators only)',
+  analytics: 'Short-lived tokens for the embedded analytics service',
+  ai: 'The AI gateway: chat completions with the models of the catalogue (/api/models)',
+  meta: 'This OpenAPI document',
+  account: "The caller's own profile",
+};
+
+/** The noun of a nested collection's parent (`organization`). */
+function parentNoun(resource: Resource): string {
+  const field = resource.fields.find((f) => f.name === resource.parent?.field);
+  return words(field?.reference?.target().name ?? 'parent');
+}
+
 /** The path parameter naming a nested collection's parent (`orgId`), none for the others. */
 function parentParameters(resource: Resource): JsonSchema[] {
   const parent = resource.parent;
   return parent ? [{ name: parent.param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${parent.field} of every row` }] : [];
+}
+
+/** Whether a create may repeat an earlier one (an execution's idempotencyKey): 200 with that row, nothing written. */
+function replaysCreates(resource: Resource): boolean {
+  return withRules(resource).rules.replayOf !== undefined;
 }
 
 function allResourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
@@ -120,24 +173,35 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
   const tags = [tagOf(resource)];
   const parent = parentParameters(resource);
   const item = [...parent, idParameter];
+  const one = words(name);
+  // Below a parent, the parent is read first: 404 when it does not exist.
+  const below = resource.parent ? `, below the ${parentNoun(resource)} the path names (404 when there is none)` : '';
+  const parentErrors = resource.parent ? ['404'] : [];
+  const created = { Location: { schema: { type: 'string' }, description: 'Path of the row' }, ...ROW_ETAG };
   return {
     [`/api/${path}`]: {
       get: {
         tags,
         operationId: `list${plural}`,
-        summary: `List ${path}`,
+        summary: `List ${words(resource.listName)}`,
+        description: `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. GraphQL query \`${resource.listName}\`.`,
         parameters: [...parent, ...listParameters(resource), IF_NONE_MATCH],
-        responses: { '200': ok('A page', ref(`${name}Page`), ETAG_HEADER), ...NOT_MODIFIED, ...errors('400') },
+        responses: { '200': ok('A page', ref(`${name}Page`), PAGE_ETAG), ...notModified(PAGE_ETAG), ...errors('400', ...parentErrors) },
       },
       post: {
         tags,
         operationId: `create${name}`,
-        summary: `Create a ${name}`,
+        summary: `Create ${withArticle(one)}`,
+        description:
+          `Creates ${withArticle(one)} from the body${below}: 201 with the row and its Location` +
+          (replaysCreates(resource) ? '; a create repeating the idempotencyKey of an earlier one writes nothing and answers 200 with that row' : '') +
+          `. GraphQL mutation \`create${name}\`.`,
         ...(parent.length ? { parameters: parent } : {}),
         requestBody: { required: true, content: json(ref(`${name}CreateRequest`)) },
         responses: {
-          '201': ok('Created', ref(name), { Location: { schema: { type: 'string' }, description: 'Path of the created resource' } }),
-          ...errors('400', '409'),
+          ...(replaysCreates(resource) ? { '200': ok('The earlier row whose idempotencyKey the body repeats; nothing was written', ref(name), created) } : {}),
+          '201': ok('Created', ref(name), created),
+          ...errors('400', '409', ...parentErrors),
         },
       },
     },
@@ -145,21 +209,29 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
       get: {
         tags,
         operationId: `get${name}`,
+        summary: `Get ${withArticle(one)}`,
+        description: `The ${one} with that id, when the caller may see it (404 otherwise). GraphQL query \`${resource.itemName}\`.`,
         parameters: [...item, IF_NONE_MATCH],
-        responses: { '200': ok('The resource', ref(name), ETAG_HEADER), ...NOT_MODIFIED, ...errors('400', '404') },
+        responses: { '200': ok('The resource', ref(name), ROW_ETAG), ...notModified(ROW_ETAG), ...errors('400', '404') },
       },
       put: {
         tags,
         operationId: `update${name}`,
+        summary: `Update ${withArticle(one)}`,
+        description:
+          `Writes the fields the body carries; a stale changeSequence is 409, an If-Match naming another version 412. GraphQL mutation \`update${name}\`.`,
         parameters: [...item, IF_MATCH],
         requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
-        responses: { '200': ok('Updated', ref(name), ETAG_HEADER), ...errors('400', '404', '409', '412') },
+        responses: { '200': ok('Updated', ref(name), ROW_ETAG), ...errors('400', '404', '409', '412') },
       },
       delete: {
         tags,
         operationId: `delete${name}`,
+        summary: `Delete ${withArticle(one)}`,
         parameters: [...item, IF_MATCH],
-        description: resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently',
+        description:
+          (resource.delete.kind === 'soft' ? `Sets ${resource.delete.field}=${resource.delete.value}` : 'Removes the resource permanently') +
+          `. GraphQL mutation \`delete${name}\`.`,
         responses: { '204': ok('Deleted'), ...errors('400', '404', '409', '412') },
       },
     },
@@ -167,7 +239,8 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
       get: {
         tags,
         operationId: `get${name}Sequence`,
-        summary: 'The current change sequence, to compare with changeSequence before updating',
+        summary: `Get the change sequence of ${withArticle(one)}`,
+        description: "The row's current changeSequence, to compare with the one held before updating.",
         parameters: item,
         responses: { '200': ok('The current change sequence', { type: 'integer', format: 'int32' }), ...errors('400', '404') },
       },
@@ -180,25 +253,47 @@ function operationPath(operation: DomainOperation, resources: readonly Resource[
   const paged = resources.find((r) => r.entity === pageAnswerOf(operation));
   const entity = entityAnswerOf(operation);
   const answer = paged ? ref(`${paged.name}Page`) : entity ? ref(entity.name) : ref((operation.answer as { schema: string }).schema);
-  const properties = Object.fromEntries(operation.body.map((a) => [a.name, argumentSchema(a)]));
+  const properties = Object.fromEntries(operation.body.map((a) => [a.name, bodyArgumentSchema(a)]));
   const required = operation.body.filter((a) => a.required).map((a) => a.name);
   const body = { type: 'object', properties, ...(required.length ? { required } : {}), ...(operation.anyObjectBody ? { additionalProperties: true } : {}) };
   const param = rowParamOf(operation);
   const pathParams = [param, ...(operation.pathParams ?? [])].filter((name): name is string => name !== undefined);
-  const parameters = [...pathParams.map((name) => ({ ...idParameter, name })), ...(paged ? listParameters(paged) : []), ...(operation.textFormat ? [formatParameter] : [])];
-  const takesBody = operation.method !== 'get' && (operation.body.length || !operation.bodyOptional);
-  const success = ok(paged ? 'A page' : 'Done', answer);
+  const read = operation.method === 'get';
+  const parameters = [
+    ...pathParams.map((name) => ({ ...idParameter, name })),
+    ...(paged ? listParameters(paged) : []),
+    ...(operation.textFormat ? [formatParameter] : []),
+    ...(paged ? [IF_NONE_MATCH] : []),
+  ];
+  const takesBody = !read && (operation.body.length || !operation.bodyOptional);
+  const success = ok(paged ? 'A page' : 'Done', answer, paged ? PAGE_ETAG : {});
+  const graphql = operation.restOnly ? 'REST only.' : `GraphQL ${read ? 'query' : 'mutation'} \`${operation.operationId}\`.`;
   return {
     tags: [operation.tag],
-    operationId: operation.operationId,
-    summary: operation.summary,
+    operationId: openApiOperationIds[operation.operationId] ?? operation.operationId,
+    summary: leadingClause(operation.summary),
+    description: `${operation.summary}. ${graphql}`,
     ...(parameters.length ? { parameters } : {}),
     ...(takesBody ? { requestBody: { required: !operation.bodyOptional, content: json(body) } } : {}),
     responses: {
       [String(operation.status)]: operation.textFormat ? { ...success, content: { ...json(answer), 'text/plain': { schema: { type: 'string' } } } } : success,
-      ...errors(...operation.errors),
+      ...(paged ? notModified(PAGE_ETAG) : {}),
+      // Every route but a page's reads a body (optional or not): one that is not JSON, or too large, is refused.
+      ...errors(...operation.errors, ...(read ? [] : BODY_ERRORS)),
     },
   };
+}
+
+/** An operation's summary up to its first `: ` or `; ` (the rest stays in its description). */
+function leadingClause(summary: string): string {
+  return summary.split(/[:;] /)[0];
+}
+
+/** An argument's schema; `nullable` only counts beside a type, and without one null is already allowed. */
+function bodyArgumentSchema(argument: OperationArgument): JsonSchema {
+  const schema = argumentSchema(argument);
+  if (schema.type === undefined) delete schema.nullable;
+  return schema;
 }
 
 /** The paths of the domain operations (two operations may share a path with different methods). */
@@ -208,7 +303,7 @@ function operationPaths(operations: readonly DomainOperation[], resources: reado
   return paths;
 }
 
-const PROXY_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+const PROXY_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
 /**
  * The service bridge proxy (rest/bridge-proxy-router.ts): any method, passed on to the upstream; the
@@ -217,7 +312,7 @@ const PROXY_METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
 function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
   const bridge = { ...idParameter, description: 'The service bridge (readable by the caller)' };
   const endpointName = { name: 'endpointName', in: 'path', required: true, schema: { type: 'string' }, description: "The endpoint's name; unknown: 404 listing the bridge's endpoints" };
-  const proxy = (operationId: string, summary: string, parameters: JsonSchema[]) =>
+  const proxy = (operationId: string, summary: string, description: string, parameters: JsonSchema[]) =>
     Object.fromEntries(
       PROXY_METHODS.map((method) => [
         method,
@@ -225,11 +320,15 @@ function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
           tags: ['service-bridges'],
           operationId: `${operationId}${upperFirst(method)}`,
           summary,
+          description: `${description} The upstream's own status comes back as it is; 200 stands for all of them.`,
           parameters,
-          ...(method === 'get' || method === 'delete' ? {} : { requestBody: { required: false, content: json({ description: 'Passed on as JSON' }) } }),
+          ...(method === 'get' || method === 'head' || method === 'delete' ? {} : { requestBody: { required: false, content: json({ description: 'Passed on as JSON' }) } }),
           responses: {
-            '200': { ...ok("The upstream's answer: its status, content type and body as it sent them; 200 [] without a call when a required field is missing"), content: { '*/*': { schema: {} } } },
-            ...errors('400', '404', '502', '504'),
+            '200': {
+              ...ok("The upstream's answer: its status, content type and body as it sent them; 200 [] without a call when a required field is missing"),
+              ...(method === 'head' ? {} : { content: { '*/*': { schema: {} } } }),
+            },
+            ...errors('400', '404', '502', '504', ...(method === 'get' || method === 'head' ? [] : BODY_ERRORS)),
           },
         },
       ]),
@@ -237,12 +336,14 @@ function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
   return {
     '/api/service-bridges/{id}/proxy/{endpointName}': proxy(
       'proxyServiceBridgeEndpoint',
-      "Call a bridge endpoint through the egress guard: baseUrl + path and the query string, the endpoint's method (default this one), the JSON body",
+      'Call a bridge endpoint',
+      "Calls the endpoint through the egress guard: baseUrl + path and the query string, the endpoint's method (default this one), the JSON body.",
       [bridge, endpointName],
     ),
     '/api/service-bridges/{id}/proxy': proxy(
       'proxyServiceBridgeSoleEndpoint',
-      'Call the sole endpoint of a single-endpoint bridge (400 listing the names when it has several), as /proxy/{endpointName} does',
+      'Call the sole endpoint of a bridge',
+      'Calls the sole endpoint of a single-endpoint bridge (400 listing the names when it has several), as /proxy/{endpointName} does.',
       [bridge],
     ),
   };
@@ -255,8 +356,9 @@ function aiGatewayPaths(): Record<string, Record<string, Operation>> {
       post: {
         tags: ['ai'],
         operationId: 'chatCompletion',
-        summary: "A chat completion with a model of the catalogue, through its provider's OpenAI-compatible API",
+        summary: 'Create a chat completion',
         description:
+          "A chat completion with a model of the catalogue, through its provider's OpenAI-compatible API. " +
           'Before any upstream call: an unknown or disabled model is 400 naming it; tools on a model without supports_tools, an image_url part ' +
           'without supports_vision, a document part without supports_documents are 400 "model <name> does not support tools|images|documents"; ' +
           "a provider not configured on the server (or its key variable unset) is 503. The provider gets the model's upstreamModel; the answer " +
@@ -302,7 +404,8 @@ const chatSchemas: Record<string, JsonSchema> = {
     type: 'object',
     properties: {
       role: { type: 'string', description: 'system, user, assistant, tool ...' },
-      content: { nullable: true, oneOf: [{ type: 'string' }, { type: 'array', items: ref('ChatContentPart') }] },
+      // null matches the first branch alone (nullable only counts beside a type).
+      content: { oneOf: [{ type: 'string', nullable: true }, { type: 'array', items: ref('ChatContentPart') }] },
     },
     required: ['role'],
     additionalProperties: true,
@@ -417,16 +520,19 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
     if ('schema' in operation.answer) addObjectTypeSchemas(schemas, operation.answer.graphql(), operation.answer.schema);
   }
   const errorResponse = (description: string, schema = 'Error') => ({ description, content: json(ref(schema)) });
-  return withBodyLimits(withIdempotencyKeys({
+  const document = {
     openapi: '3.0.3',
     info: {
       title: 'Document Processing Platform API',
       version: '8.0.0',
       description: 'REST API of the document-processing and workflow platform. The same model is served as GraphQL at /graphql.',
+      // package.json's license: the API is not offered under an open licence.
+      license: { name: 'UNLICENSED' },
     },
     servers: [{ url: '/', description: 'This instance' }],
     security: [{ 'x-api-key': [] }, { bearerAuth: [] }],
-    tags: resources.map((r) => ({ name: tagOf(r) })),
+    // Filled in by withTags once every operation is known.
+    tags: [] as { name: string; description: string }[],
     paths: {
       ...Object.assign({}, ...resources.map(resourcePaths)),
       ...operationPaths(operations, resources),
@@ -436,24 +542,29 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         get: {
           tags: ['meta'],
           operationId: 'getApiDocs',
-          summary: 'This OpenAPI document',
-          responses: { '200': ok('OpenAPI 3.0.3 document', { type: 'object' }), ...errors() },
+          summary: 'Get this OpenAPI document',
+          description: 'The OpenAPI 3.0.3 document of the REST API, as schema/openapi.json holds it.',
+          parameters: [IF_NONE_MATCH],
+          responses: { '200': ok('OpenAPI 3.0.3 document', { type: 'object' }, DOCUMENT_ETAG), ...notModified(DOCUMENT_ETAG), ...errors() },
         },
       },
       '/api/account/me': {
         get: {
           tags: ['account'],
           operationId: 'getCurrentUser',
-          summary: 'The authenticated caller',
-          responses: { '200': ok('The caller', ref('PlatformUser')), ...errors() },
+          summary: 'Get the authenticated caller',
+          description: 'The PlatformUser the credentials (API key or bearer token) belong to. GraphQL query `me`.',
+          parameters: [IF_NONE_MATCH],
+          responses: { '200': ok('The caller', ref('PlatformUser'), ROW_ETAG), ...notModified(ROW_ETAG), ...errors() },
         },
       },
       '/api/account/callback': {
         post: {
           tags: ['account'],
           operationId: 'accountCallback',
-          summary: "Synchronizes the caller's profile after an identity-provider sign-in",
+          summary: "Synchronize the caller's profile",
           description:
+            'After an identity-provider sign-in. ' +
             "With a bearer token: creates or updates the PlatformUser the token names (by sub, then email) from its claims (email, given_name, family_name, picture). With other credentials: answers the caller's profile unchanged.",
           responses: { '200': ok('User profile synchronised', ref('PlatformUser')), ...errors('400') },
         },
@@ -483,6 +594,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
           headers: { 'Retry-After': { description: 'Seconds to wait before retrying (a cancelled statement)', schema: { type: 'integer' } } },
         },
         PayloadTooLarge: errorResponse('The request body is over the limit of its route (1 MB; 20 MB for chat completions); the message names it'),
+        UnsupportedMediaType: errorResponse('The request body has a Content-Type other than application/json or application/*+json'),
       },
       headers: {
         'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
@@ -494,16 +606,68 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the identity provider (issuer, audience and expiry checked)" },
       },
     },
-  }));
+  };
+  return withTags(withHeadOperations(withBodyLimits(withIdempotencyKeys(document))), resources);
 }
 
-/** Every operation that reads a body may answer 413 past the body limit. */
+type PathItems = Record<string, Record<string, any>>;
+
+/**
+ * Every operation that takes a body may answer 413 past the body limit, and 415 for a body that is not
+ * JSON (rest/json-body.ts). Writes that read a body they do not document (PUT /api/tasks/{id}/lock)
+ * list BODY_ERRORS themselves.
+ */
 function withBodyLimits<T extends Record<string, any>>(document: T): T {
-  for (const item of Object.values(document.paths as Record<string, Record<string, any>>)) {
+  for (const item of Object.values(document.paths as PathItems)) {
     for (const operation of Object.values(item)) {
-      if (operation?.requestBody) operation.responses = sortedByStatus({ ...operation.responses, '413': response('PayloadTooLarge') });
+      if (operation?.requestBody) {
+        operation.responses = sortedByStatus({ ...operation.responses, '413': response('PayloadTooLarge'), '415': response('UnsupportedMediaType') });
+      }
     }
   }
+  return document;
+}
+
+/**
+ * Express answers HEAD wherever it answers GET, and the Allow headers list it there: each GET gets its
+ * HEAD twin, with the same parameters and statuses and no bodies (a path that declares its own HEAD
+ * keeps it).
+ */
+function withHeadOperations<T extends Record<string, any>>(document: T): T {
+  const paths = document.paths as PathItems;
+  for (const [path, item] of Object.entries(paths)) {
+    const get = item.get;
+    if (!get || item.head) continue;
+    const head = {
+      tags: get.tags,
+      operationId: `${get.operationId}Head`,
+      summary: `${get.summary} (headers only)`,
+      description: `GET ${path} without the body: the same statuses and headers.`,
+      ...(get.parameters ? { parameters: [...get.parameters] } : {}),
+      responses: Object.fromEntries(Object.entries(get.responses as Record<string, any>).map(([status, answer]) => [status, withoutContent(answer)])),
+    };
+    paths[path] = Object.fromEntries(Object.entries(item).flatMap(([method, operation]) => (method === 'get' ? [[method, operation], ['head', head]] : [[method, operation]])));
+  }
+  return document;
+}
+
+/** An answer to HEAD: its headers, no body (a shared error answer stays a reference). */
+function withoutContent(answer: Record<string, unknown>): Record<string, unknown> {
+  const { content: _content, ...rest } = answer;
+  return rest;
+}
+
+/** Declares every tag the operations use, once: the collections' first, then the others (OTHER_TAGS). */
+function withTags<T extends Record<string, any>>(document: T, resources: readonly Resource[]): T {
+  const declared = resources.map((resource) => ({ name: tagOf(resource), description: tagDescription(resource) }));
+  const used = new Set(Object.values(document.paths as PathItems).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags as string[])));
+  for (const name of used) {
+    if (declared.some((tag) => tag.name === name)) continue;
+    const description = OTHER_TAGS[name];
+    if (!description) throw new Error(`the OpenAPI tag ${name} belongs to no collection and has no description in OTHER_TAGS`);
+    declared.push({ name, description });
+  }
+  (document as Record<string, unknown>).tags = declared;
   return document;
 }
 

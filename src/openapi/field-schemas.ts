@@ -5,9 +5,18 @@ import { isWritable, type WriteMode } from '../services/input';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** `$ref` siblings are ignored in OpenAPI 3.0, so a nullable reference wraps it in allOf. */
-function nullableRef(name: string, nullable: boolean): JsonSchema {
-  return nullable ? { allOf: [ref(name)], nullable: true } : ref(name);
+/**
+ * `$ref` siblings are ignored in OpenAPI 3.0, so a nullable reference wraps it in allOf; `nullable`
+ * only counts beside a `type` (3.0.3), so the wrapper states the target's.
+ */
+export function nullableRef(name: string, nullable: boolean, type: 'object' | 'string'): JsonSchema {
+  return nullable ? { type, nullable: true, allOf: [ref(name)] } : ref(name);
+}
+
+/** A description beside a bare `$ref` would be ignored: the reference moves into allOf. */
+export function described(schema: JsonSchema, description: string | undefined): JsonSchema {
+  if (description === undefined) return schema;
+  return '$ref' in schema ? { allOf: [schema], description } : { ...schema, description };
 }
 
 /** The OpenAPI schema of one declared field. */
@@ -31,14 +40,15 @@ export function fieldSchema(field: FieldMeta): JsonSchema {
       case 'stringArray':
         return { type: 'array', items: { type: 'string' } };
       case 'enum':
-        return nullableRef(field.enum!.name, o.nullable ?? false);
+        return nullableRef(field.enum!.name, o.nullable ?? false, 'string');
       case 'json':
         return { ...(o.schema ?? {}) };
     }
   })();
-  const schema: JsonSchema = { ...base, description: o.description, writeOnly: o.writeOnly };
-  if (o.nullable && field.kind !== 'enum') schema.nullable = true;
-  return withoutUndefined(schema);
+  const schema: JsonSchema = { ...withoutUndefined(base), writeOnly: o.writeOnly };
+  // Without a type (free JSON) every value, null included, is already allowed.
+  if (o.nullable && field.kind !== 'enum' && schema.type !== undefined) schema.nullable = true;
+  return described(withoutUndefined(schema), o.description);
 }
 
 function withoutUndefined(schema: JsonSchema): JsonSchema {
@@ -54,7 +64,7 @@ export function entitySchema(entity: Function & { name: string }, fields: FieldM
     if (field.options.responseRequired !== false) required.push(field.name);
     const reference = field.reference;
     if (reference?.embed) {
-      properties[reference.relation] = nullableRef(reference.target().name, true);
+      properties[reference.relation] = nullableRef(reference.target().name, true, 'object');
       if (reference.embedRequired) required.push(reference.relation);
     }
   }
@@ -73,12 +83,14 @@ export function requestSchema(resource: Resource, mode: WriteMode): JsonSchema {
       description: 'Optimistic-locking token: a non-null value that is not the current changeSequence is refused with 409',
     };
   }
-  for (const field of resource.fields.filter((f) => isWritable(f, mode))) {
+  // A nested collection's create takes its parent from the path (`{orgId}`), not from the body.
+  const parentField = mode === 'create' ? resource.parent?.field : undefined;
+  for (const field of resource.fields.filter((f) => isWritable(f, mode) && f.name !== parentField)) {
     properties[field.name] = fieldSchema(field);
     if (mode === 'create' && field.options.required) required.push(field.name);
     if (field.reference) {
       properties[field.reference.relation] = {
-        ...nullableRef(field.reference.target().name, true),
+        ...nullableRef(field.reference.target().name, true, 'object'),
         description: `Alternative to ${field.name}: an object whose id is used`,
       };
     }

@@ -2,6 +2,7 @@ import { Float, getMetadataStorage, ID, Int } from 'type-graphql';
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { DateTimeScalar, JSONScalar } from '../model/scalars';
+import { described, nullableRef } from './field-schemas';
 
 /**
  * OpenAPI components read from a type-graphql object type (a domain operation's answer that is not an
@@ -29,17 +30,19 @@ export function addObjectTypeSchemas(schemas: Record<string, JsonSchema>, type: 
     // getType() is also what records whether the field is a list (typeOptions.array).
     const fieldType = field.getType();
     const { nullable, array } = field.typeOptions;
-    let schema = SCALARS.get(fieldType) ?? enumReference(fieldType) ?? referenceTo(schemas, fieldType as Function);
+    const enumeration = enumReference(fieldType);
+    let schema = SCALARS.get(fieldType) ?? enumeration ?? referenceTo(schemas, fieldType as Function);
     if (array) schema = { type: 'array', items: schema };
-    if (nullable) schema = '$ref' in schema ? { allOf: [schema], nullable: true } : { ...schema, nullable: true };
-    properties[field.schemaName] = field.description ? described(schema, field.description) : schema;
+    if (nullable && '$ref' in schema) schema = nullableRef(refName(schema), true, enumeration ? 'string' : 'object');
+    // Without a type (JSON) every value, null included, is already allowed.
+    else if (nullable && schema.type !== undefined) schema = { ...schema, nullable: true };
+    properties[field.schemaName] = described(schema, field.description || undefined);
     if (!nullable) required.push(field.schemaName);
   }
 }
 
-/** `$ref` siblings are ignored in OpenAPI 3.0, so a described reference wraps it in allOf. */
-function described(schema: JsonSchema, description: string): JsonSchema {
-  return '$ref' in schema ? { allOf: [schema], description } : { ...schema, description };
+function refName(schema: JsonSchema): string {
+  return String(schema.$ref).replace('#/components/schemas/', '');
 }
 
 /** A registered enumeration's component (written with the others by the document). */
