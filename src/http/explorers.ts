@@ -20,7 +20,7 @@ export const GRAPHIQL_KEY_HINT =
 
 /**
  * The query GraphiQL opens with: the organizations the caller sees, their projects and each project's
- * tasks. After `npm run demo` it shows the demo organization (README "Demo data").
+ * tasks. After `npm run demo` it shows the demo organization (docs/demo.md).
  */
 export const EXAMPLE_QUERY = `# Organization → projects → tasks
 # (npm run demo loads an organization to look at).

@@ -56,7 +56,7 @@ function ok(description: string, schema?: JsonSchema, headers: Record<string, un
 const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 
 /**
- * HTTP validators (README "HTTP validators", rest/validators.ts): only the answers tagged there carry
+ * HTTP validators (docs/rest.md, rest/validators.ts): only the answers tagged there carry
  * an ETag, and a GET of one answers 304 while If-None-Match names it: a row's strong ETag (reads and
  * writes of it), a page's weak one, and the OpenAPI document's strong one. Other answers carry none.
  */

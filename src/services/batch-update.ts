@@ -16,7 +16,7 @@ import { memberships } from './tenancy';
 
 /**
  * Operations in flight at once. Each is four round trips (begin, the locking read, the update, commit),
- * so a batch is bound by their latency; measured on 1,000 updates (README "Benchmarks"), 8 at a time
+ * so a batch is bound by their latency; measured on 1,000 updates (docs/benchmarks.md), 8 at a time
  * took 5.4 s where 4 took 7.0 s and 1 took 14.0 s. Each holds one connection of the ORM's pool (10)
  * while it runs, which leaves two for other writes; reads use the read pool.
  */

@@ -61,7 +61,7 @@ export function textTable(results: CaseResult[], rss: PeakRss): string {
   ].join('\n');
 }
 
-/** The same figures as a Markdown table, ready for the README. */
+/** The same figures as a Markdown table, ready for docs/benchmarks.md. */
 export function markdownTable(results: CaseResult[], rss: PeakRss): string {
   const headings = ['case', 'req/s', 'baseline req/s', 'ratio', 'p50 / p99 ms', 'baseline p50 / p99 ms', 'SQL/req', 'baseline SQL/req', 'server GC %'];
   const rows = results.map((r) => {
