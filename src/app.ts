@@ -5,7 +5,7 @@ import { Authenticator, identityOf, requireCaller, requirePlatformAdmin } from '
 import { JwtVerifier, jwtSettingsFromEnv, type JwtSettings } from './auth/jwt';
 import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
-import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS, DEFAULT_MAX_API_KEYS_PER_USER, type AppConfig } from './config/config';
+import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS, type AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
 import { EgressGuard, type EgressSettings } from './egress/egress-guard';
 import { buildGraphqlSchema } from './graphql/schema';
@@ -36,7 +36,6 @@ import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool } from './database/read-pool';
 import { statementTimeoutOf, withStatementTimeout } from './database/orm';
 import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
-import { limitApiKeysPerUser } from './services/access-tokens';
 import { AnalyticsEmbedSigner } from './services/analytics-embed';
 import { DataLake } from './services/data-lake';
 import { SecretBox } from './services/secret-box';
@@ -139,8 +138,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     egress,
     aiGateway: options.aiGateway,
     expressions: new ExpressionPool({ timeoutMs: options.expressionTimeoutMs }),
+    maxApiKeysPerUser: options.maxApiKeysPerUser,
   });
-  limitApiKeysPerUser(services, options.maxApiKeysPerUser ?? DEFAULT_MAX_API_KEYS_PER_USER);
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers) };
   // Every process drops its cached credentials when any process announces a change of access.

@@ -24,7 +24,15 @@ export interface FilterScope {
 export interface ParsedFilter<T> {
   /** The entities the expression reaches through dotted paths and inverse filters. */
   relations: EntityClass<object>[];
+  /** Each comparison's field as written, the entity it is read on (the filtered one, or an inverse filter's source) and its path there. */
+  fields: FilterField[];
   condition(scope: FilterScope): FilterQuery<T>;
+}
+
+export interface FilterField {
+  selector: string;
+  entity: EntityClass<object>;
+  path: ResolvedPath;
 }
 
 /** A comparison's field: on the filtered entity, or through an inverse filter (`memberTask.title`) on the rows referring to it. */
@@ -70,6 +78,7 @@ export function parseFilter<T extends object>(entity: EntityClass<T>, text: stri
   const shared = sharedLinks(ast, resolved);
   return {
     relations: [...new Set(reached)],
+    fields: [...resolved].map(([node, { path, link }]) => ({ selector: node.left.selector, entity: link ? link.source : entity, path })),
     condition: (scope) => translate(ast, { resolved, shared, scope }) as FilterQuery<T>,
   };
 }

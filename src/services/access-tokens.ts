@@ -1,18 +1,8 @@
 import { generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys';
-import { DEFAULT_MAX_API_KEYS_PER_USER } from '../config/config';
 import type { AccessToken } from '../entities/access-token';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors/api-error';
 import type { RequestContext } from './context';
 import type { ResourceRules } from './resource-rules';
-import type { Services } from './services';
-
-/** MAX_API_KEYS_PER_USER of each application (its Services); DEFAULT_MAX_API_KEYS_PER_USER elsewhere. */
-const keyCaps = new WeakMap<Services, number>();
-
-/** Sets MAX_API_KEYS_PER_USER for the requests served with `services`. */
-export function limitApiKeysPerUser(services: Services, max: number): void {
-  keyCaps.set(services, max);
-}
 
 /**
  * An API key belongs to the caller unless an administrator names another user. The plain key exists
@@ -38,7 +28,7 @@ export const accessTokenRules: ResourceRules<AccessToken> = {
  * revoked. Creates for one user take turns (a transaction lock), so concurrent ones cannot overshoot.
  */
 async function assertBelowKeyCap(ctx: RequestContext, userId: string): Promise<void> {
-  const max = keyCaps.get(ctx.services) ?? DEFAULT_MAX_API_KEYS_PER_USER;
+  const max = ctx.services.maxApiKeysPerUser;
   const connection = ctx.em.getConnection();
   const tx = ctx.em.getTransactionContext();
   await connection.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`api-keys:${userId}`], 'all', tx);

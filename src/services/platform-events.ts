@@ -3,6 +3,7 @@ import { PlatformEvent, type EventType } from '../entities/platform-event';
 import { BadRequestError } from '../errors/api-error';
 import { isUuid } from '../model/uuid';
 import type { RequestContext } from './context';
+import { BoundedMap } from './bounded-map';
 import type { ResourceRules } from './resource-rules';
 import { triggerEvaluationJob } from './trigger-firing';
 
@@ -30,8 +31,7 @@ export async function recordEvent(tx: RequestContext, where: string | EventPlace
  * A project's organization never changes (it is written on create only), so it is remembered once
  * known: the events of a task's changes cost no statement beyond their INSERT. Bounded, oldest out.
  */
-const organizationsOfProjects = new Map<string, string>();
-const REMEMBERED_PROJECTS = 10_000;
+const organizationsOfProjects = new BoundedMap<string, string>(10_000);
 
 /** The organization of any project (deleted or not), by id; undefined when there is no such project. */
 async function organizationOfProject(ctx: RequestContext, projectId: string): Promise<string | undefined> {
@@ -42,7 +42,6 @@ async function organizationOfProject(ctx: RequestContext, projectId: string): Pr
     .getConnection()
     .execute<{ organization_id: string }[]>('select organization_id from project where id = ?', [key], 'all', ctx.em.getTransactionContext());
   if (!row) return undefined;
-  if (organizationsOfProjects.size >= REMEMBERED_PROJECTS) organizationsOfProjects.delete(organizationsOfProjects.keys().next().value!);
   organizationsOfProjects.set(key, row.organization_id);
   return row.organization_id;
 }

@@ -426,7 +426,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
     const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
     const filter = parseFilter(this.entity, params.filter ?? undefined);
-    assertPublicPaths(ctx, this.entity, params.filter, sort);
+    assertPublicPaths(ctx, this.entity, filter?.fields ?? [], sort);
     const fixed = and(
       params.parentId === undefined ? undefined : { [this.parentOf().field]: params.parentId.toLowerCase() },
       params.match,

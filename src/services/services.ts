@@ -1,7 +1,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
-import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import { DEFAULT_MAX_API_KEYS_PER_USER, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
 import type { AiGatewayConfig } from '../config/ai-gateway';
 import type { EgressGuard } from '../egress/egress-guard';
@@ -42,6 +42,9 @@ export class Services {
   /** Where users' JSONata is evaluated, within its limits (see expression-pool.ts); without one, a pool of the defaults. */
   readonly expressions: ExpressionPool;
 
+  /** MAX_API_KEYS_PER_USER: live API keys one user may hold. */
+  readonly maxApiKeysPerUser: number;
+
   constructor(
     readonly resources: readonly Resource[],
     options: {
@@ -53,6 +56,7 @@ export class Services {
       egress?: EgressGuard;
       aiGateway?: AiGatewayConfig;
       expressions?: ExpressionPool;
+      maxApiKeysPerUser?: number;
     } = {},
   ) {
     this.accessCache = new AccessCache((options.accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
@@ -63,6 +67,7 @@ export class Services {
     this.egress = options.egress;
     this.aiGateway = options.aiGateway ?? { providers: {} };
     this.expressions = options.expressions ?? new ExpressionPool();
+    this.maxApiKeysPerUser = options.maxApiKeysPerUser ?? DEFAULT_MAX_API_KEYS_PER_USER;
     for (const resource of resources) {
       const service = new ResourceService(withRules(resource as Resource<BaseEntity>));
       this.byPath.set(resource.path, service);

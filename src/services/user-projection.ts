@@ -1,11 +1,10 @@
 import type { EntityClass } from '@mikro-orm/core';
-import { parse } from '@rsql/parser';
-import type { ComparisonNode, ExpressionNode, LogicNode } from '@rsql/ast';
 import { PlatformUser } from '../entities/platform-user';
 import { BadRequestError } from '../errors/api-error';
-import { fieldsOf, inverseFiltersOf, type FieldMeta } from '../model/fields';
+import { fieldsOf, type FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
-import { resolveFieldPath } from '../query/field-path';
+import { resolveFieldPath, type ResolvedPath } from '../query/field-path';
+import type { FilterField } from '../query/filter';
 import type { SortTerm } from '../query/sort';
 import type { RequestContext } from './context';
 import { viewerOf } from './tenancy';
@@ -127,24 +126,18 @@ export function hidesExistence(entity: EntityClass<object>): boolean {
  * A filter or sort that reads a field of a user that is not public would tell its value apart row by
  * row: refused (400) for callers who are not administrators, on users and through any relation to them.
  */
-export function assertPublicPaths(ctx: RequestContext, entity: EntityClass<object>, filter: string | null | undefined, sort: SortTerm[]): void {
+export function assertPublicPaths(ctx: RequestContext, entity: EntityClass<object>, filterFields: readonly FilterField[], sort: SortTerm[]): void {
   if (viewerOf(ctx) !== 'member') return;
   for (const term of sort) {
     const path = resolveFieldPath(entity, term.path, 'sort');
     if (endsOnPrivateUserField(entity, path)) throw refusal('sort', term.path);
   }
-  if (!filter || !filter.trim()) return;
-  // Already read by parseFilter: well formed, every selector known.
-  for (const selector of selectorsOf(parse(filter))) {
-    const [first, ...rest] = selector.split('.');
-    const link = inverseFiltersOf(entity).find((l) => l.name === first);
-    const from = link ? link.source : entity;
-    const path = resolveFieldPath(from, link ? rest.join('.') : selector, 'filter', selector);
-    if (endsOnPrivateUserField(from, path)) throw refusal('filter', selector);
+  for (const field of filterFields) {
+    if (endsOnPrivateUserField(field.entity, field.path)) throw refusal('filter', field.selector);
   }
 }
 
-function endsOnPrivateUserField(entity: EntityClass<object>, path: ReturnType<typeof resolveFieldPath>): boolean {
+function endsOnPrivateUserField(entity: EntityClass<object>, path: ResolvedPath): boolean {
   const owner = path.relations.length ? path.relations[path.relations.length - 1].target : entity;
   return owner === PlatformUser && !PUBLIC_USER_FIELDS.has(path.field.name);
 }
@@ -153,14 +146,3 @@ function refusal(parameter: string, shown: string): BadRequestError {
   return BadRequestError.forField(parameter, `"${shown}" is not a public field of a user: only ${[...PUBLIC_USER_FIELDS].join(', ')} may be used here`);
 }
 
-/** The selectors of an RSQL expression, without recursion (an expression may chain many terms). */
-function selectorsOf(root: ExpressionNode): string[] {
-  const selectors: string[] = [];
-  const pending: ExpressionNode[] = [root];
-  while (pending.length) {
-    const node = pending.pop()!;
-    if (node.type === 'LOGIC') pending.push((node as LogicNode).left, (node as LogicNode).right);
-    else selectors.push((node as ComparisonNode).left.selector);
-  }
-  return selectors;
-}
