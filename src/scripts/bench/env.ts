@@ -3,3 +3,4 @@
 process.env.LOG_LEVEL ??= 'warn';
 process.env.RATE_LIMIT_PER_MINUTE ??= '1000000000';
 process.env.RATE_LIMIT_BURST_PER_SECOND ??= '1000000000';
+process.env.RATE_LIMIT_USER_PER_MINUTE ??= '1000000000';
