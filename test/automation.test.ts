@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePlaceholders } from '../src/services/step-runners';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
+import { tenantKeyViolations } from './support/tenant-keys';
 
 /**
  * Triggers and activities on the real job queue (graphile-worker on the run's PostgreSQL), with this
@@ -128,6 +129,8 @@ describe('a task_created trigger', () => {
     expect(await eventsOf(project.id, 'task_created')).toHaveLength(2);
     const completed = await eventsOf(project.id, 'activity_completed');
     expect(completed.map((e) => e.eventDetail)).toEqual([{ activityId: activity.id }]);
+    // The step's task (and the activity's rows) carry their organization, as every row written by a job.
+    expect(await tenantKeyViolations(server.orm)).toEqual([]);
   });
 
   it('starts nothing when its filter is false or it is disabled, or for another event kind', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callersOf, type Caller } from './support/callers';
 import { createOrganization } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
+import { tenantKeyViolations } from './support/tenant-keys';
 
 /**
  * POST /api/batch-update and the batchUpdate mutation: each operation answered as its single PUT
@@ -87,6 +88,7 @@ describe('POST /api/batch-update', () => {
     expect(await rest(member, 'GET', `/api/content-objects/${stale.id}`, 200)).toMatchObject({ summary: 'moved on', changeSequence: 1 });
     expect(await rest(member, 'GET', `/api/content-objects/${invalid.id}`, 200)).toMatchObject({ index: 0, changeSequence: 0 });
     expect(await rest(stranger, 'GET', `/api/content-objects/${strangersObjectId}`, 200)).toMatchObject({ summary: null, changeSequence: 0 });
+    expect(await tenantKeyViolations(server.orm)).toEqual([]);
   });
 
   it('keeps request order over many operations, and runs those on one object one after the other', async () => {

@@ -10,6 +10,7 @@ import { EXAMPLE_QUERY } from '../src/http/explorers';
 import { findChromium } from '../src/scripts/browser/chromium';
 import { checkExplorers, problemsOf } from '../src/scripts/browser/explorer-checks';
 import { startServer, type TestServer } from './support/server';
+import { tenantKeyViolations } from './support/tenant-keys';
 
 /**
  * `npm run demo` (the built script, as a process of its own) on a fresh database of its own, then the
@@ -169,6 +170,17 @@ describe('npm run demo on an empty database', () => {
     expect(onboarding.projectTemplateRef).toBe('project-template://northwind-trading/customer-onboarding');
     expect(onboarding.options.dataProperties).toEqual({ region: 'EU' });
     expect((await get(`/api/document-statuses?filter=projectId==${onboarding.id}&sort=slug:asc`)).map((s) => s.slug)).toEqual(['received', 'verified']);
+
+    // Every row the loader wrote carries its organization and its parents' liveness.
+    const client = new pg.Client({ connectionString: databaseUrl });
+    await client.connect();
+    try {
+      expect(await tenantKeyViolations(client)).toEqual([]);
+      const { rows } = await client.query(`select count(*)::int as n from task where tenant_id is null`);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 
   it('refuses a second run and writes nothing', async () => {

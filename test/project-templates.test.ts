@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callersOf, type Caller } from './support/callers';
 import { createOrganization, createProject } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
+import { tenantKeyViolations } from './support/tenant-keys';
 
 /**
  * Project templates (BEHAVIOURS.md "Project templates"): applied by POST /api/projects with
@@ -77,6 +78,8 @@ describe('a project created from a template', () => {
       expect(await taskStatusesWithSlug(`${tag}-todo`), `project ${index}`).toHaveLength(1);
       expect(await plansWithSlug(`${tag}-plan`)).toHaveLength(1);
     }
+    // What the template created carries its organization and its parents' liveness.
+    expect(await tenantKeyViolations(server.orm)).toEqual([]);
   });
 
   it('creates task statuses in the organization, a declared TODO stored as OPEN', async () => {

@@ -1,4 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ReadPool } from '../src/database/read-pool';
 import { resources } from '../src/model/registry';
 import { collectionPath } from '../src/model/resource';
 import { createOrganization, createProject, createTask } from './support/fixtures';
@@ -197,5 +198,41 @@ describe('list statement counts', () => {
     });
     expect(recorded).toHaveLength(2);
     expect(recorded[1].text).toMatch(/count\(\*\)/);
+  });
+
+  it("are prepared by name, the page and its count, each on the task table alone (the tenant key and the parents' liveness are its own columns)", async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    for (let i = 0; i < 3; i++) await createTask(server, project.id, { title: `named ${i}` }, member.key);
+    const recorded = await server.fewestQueries(async () => {
+      const answer = await server.request('GET', '/api/tasks?pageSize=2&sort=title', { key: member.key });
+      expect(answer.body.numberOfElements).toBe(2);
+    });
+    expect(recorded).toHaveLength(2);
+    for (const statement of recorded) {
+      expect(statement.name, statement.text).toMatch(/^list-\d+$/);
+      expect(statement.text).not.toMatch(/\bjoin\b|"project"|"organization"/i);
+      expect(statement.text).toMatch(/"tenant_id" in \(/);
+    }
+  });
+});
+
+describe('the prepared list statements', () => {
+  it('are at most maxNamedTexts texts per process: beyond them, texts run unnamed, and the named ones stay named', async () => {
+    const pool = new ReadPool(inject('databaseUrl'), 1, 3);
+    try {
+      const names: (string | undefined)[] = [];
+      const run = async (n: number) => {
+        // The server runs in this process: its recorder sees the pool under test too.
+        const recorded = await server.recordQueries(() => pool.run(`select ${n} as n`, [], true));
+        names.push(recorded[0].name);
+      };
+      for (const n of [1, 2, 3, 4, 5, 1]) await run(n);
+      expect(names).toEqual(['list-0', 'list-1', 'list-2', undefined, undefined, 'list-0']);
+      // One connection: what it holds prepared is what the pool named.
+      const held = await pool.run<{ count: string }>('select count(*) from pg_prepared_statements', []);
+      expect(Number(held[0].count)).toBe(3);
+    } finally {
+      await pool.close();
+    }
   });
 });

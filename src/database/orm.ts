@@ -1,4 +1,4 @@
-import { MikroORM, ReflectMetadataProvider } from '@mikro-orm/core';
+import { MikroORM, ReflectMetadataProvider, type EntityMetadata } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
@@ -7,11 +7,14 @@ import { resources } from '../model/registry';
 import { IdempotencyKey } from '../entities/idempotency-key';
 import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
+import { liveIndexes } from './tenant-key-sql';
+import { declareTenantKeys } from '../model/tenant-keys';
 import { CountingLogger } from './query-counter';
 import { logger } from '../http/logger';
 import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
 export function ormOptions(clientUrl: string): Options {
+  declareTenantKeys(resources);
   return defineConfig({
     clientUrl,
     // Every entity is served by a resource of the registry: the ORM maps those, and the internal
@@ -19,7 +22,7 @@ export function ormOptions(clientUrl: string): Options {
     entities: [...resources.map((resource) => resource.entity), IdempotencyKey],
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
-    discovery: { onMetadata: addListIndexes },
+    discovery: { onMetadata: addIndexes },
     forceUtcTimezone: true,
     // Migrations always run compiled (dist/migrations), also under the test runner.
     preferTs: false,
@@ -39,6 +42,13 @@ export function ormOptions(clientUrl: string): Options {
       silent: true,
     },
   });
+}
+
+/** The list indexes of every entity, and the live-row indexes of a resource below an organization. */
+function addIndexes(meta: EntityMetadata): void {
+  addListIndexes(meta);
+  const resource = resources.find((r) => r.entity === meta.class);
+  if (resource) meta.indexes.push(...(liveIndexes(resource) as typeof meta.indexes));
 }
 
 export interface DatabaseOptions {

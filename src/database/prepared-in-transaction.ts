@@ -28,7 +28,7 @@ export function runPreparedInTransaction<R>(em: EntityManager, statement: Prepar
  * once per connection. Counted like every statement.
  */
 export async function runOnConnection<R>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
-  countStatement(statement.text, values);
+  countStatement(statement.text, values, statement.name || undefined);
   const transaction = em.getTransactionContext<Knex.Transaction>();
   const source = (transaction ?? em.getKnex()).client as unknown as ConnectionSource;
   const connection = await source.acquireConnection();

@@ -4,6 +4,8 @@ import { DefaultLogger, type LogContext, type LoggerOptions } from '@mikro-orm/c
 export interface RecordedStatement {
   text: string;
   params: readonly unknown[];
+  /** The name it was prepared under (planned once per connection), if any. */
+  name?: string;
 }
 
 /**
@@ -12,9 +14,9 @@ export interface RecordedStatement {
  */
 export const queryCounter: { total: number; recorded?: RecordedStatement[] } = { total: 0 };
 
-export function countStatement(text: string, params: readonly unknown[] = []): void {
+export function countStatement(text: string, params: readonly unknown[] = [], name?: string): void {
   queryCounter.total += 1;
-  queryCounter.recorded?.push({ text, params });
+  queryCounter.recorded?.push({ text, params, name });
 }
 
 export class CountingLogger extends DefaultLogger {

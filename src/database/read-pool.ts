@@ -10,7 +10,7 @@ export interface PreparedStatement {
 
 const TIMESTAMPTZ = 1184;
 /** How many distinct list texts are prepared by name (per process, and so per connection at most). */
-const MAX_NAMED_TEXTS = 200;
+export const MAX_NAMED_TEXTS = 200;
 /** `2026-11-25 10:00:00.12+00`, as PostgreSQL writes a timestamptz(3) in a UTC session. */
 const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
 
@@ -34,32 +34,38 @@ export class ReadPool {
   /** Names given to the texts of `run`. */
   private readonly names = new Map<string, string>();
 
-  constructor(url: string, max: number) {
+  constructor(
+    url: string,
+    max: number,
+    private readonly maxNamedTexts = MAX_NAMED_TEXTS,
+  ) {
     this.pool = new pg.Pool({ connectionString: url, max, types, options: '-c TimeZone=UTC' });
     // An idle connection that fails is dropped by the pool; the next query opens another.
     this.pool.on('error', () => undefined);
   }
 
   async query<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]> {
-    countStatement(statement.text, values);
+    countStatement(statement.text, values, statement.name);
     const result = await this.pool.query({ name: statement.name, text: statement.text, values });
     return result.rows as R[];
   }
 
   /**
    * A statement with bound parameters whose text the request decides (a list's filter and sort), planned
-   * for its values each time. With `prepare`, the first MAX_NAMED_TEXTS texts become named prepared
+   * for its values each time. With `prepare`, the first `maxNamedTexts` texts become named prepared
    * statements, planned once per connection (beyond them, since every name stays prepared on every
    * connection that used it, texts are planned anew each time): for statements whose best plan does not
-   * depend on the values, such as the nested pages, whose planning costs more than their execution.
+   * depend much on the values (list pages and their counts, nested pages), whose planning costs as much as
+   * their execution. PostgreSQL still plans the first executions of each for their values, and keeps a
+   * generic plan only where it costs no more.
    */
   async run<R>(text: string, values: unknown[], prepare = false): Promise<R[]> {
-    countStatement(text, values);
     let name = prepare ? this.names.get(text) : undefined;
-    if (prepare && name === undefined && this.names.size < MAX_NAMED_TEXTS) {
+    if (prepare && name === undefined && this.names.size < this.maxNamedTexts) {
       name = `list-${this.names.size}`;
       this.names.set(text, name);
     }
+    countStatement(text, values, name);
     const result = await this.pool.query({ name, text, values });
     return result.rows as R[];
   }

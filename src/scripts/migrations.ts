@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { loadConfig } from '../config/config';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../database/database-url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openDatabase } from '../database/orm';
+import { projectRoot } from '../database/project-root';
+import { pendingTenantKeys, tenantKeySql, type TableOf } from '../database/tenant-key-sql';
+import { resources } from '../model/registry';
 
 /**
  * `create`: generate a migration from the difference between the entities and the migrated schema.
@@ -16,19 +21,39 @@ async function run(command: string): Promise<number> {
   const orm = await openDatabase(withDatabase(server.serverUrl, scratch));
   try {
     const migrator = orm.getMigrator();
+    const tableOf: TableOf = (entity) => orm.getMetadata().get(entity.name).tableName;
+    const pending = await pendingTenantKeys((sql) => orm.em.getConnection().execute(sql), resources, tableOf);
+    const needed = await migrator.checkMigrationNeeded();
     if (command === 'create') {
-      const result = await migrator.createMigration();
-      console.log(result.fileName ? `created migrations/${result.fileName}` : 'entities and migrations agree: nothing to create');
+      if (!needed && pending.size === 0) {
+        console.log('entities and migrations agree: nothing to create');
+        return 0;
+      }
+      const result = await migrator.createMigration(undefined, !needed);
+      const sql = tenantKeySql(resources, tableOf, (table) => pending.has(table));
+      appendToUp(join(projectRoot, 'migrations', result.fileName), [...sql.backfill, ...sql.triggers]);
+      console.log(`created migrations/${result.fileName}`);
       return 0;
     }
-    const needed = await migrator.checkMigrationNeeded();
-    console.log(needed ? 'entities differ from the committed migrations: run npm run migration:create' : 'migrations are up to date');
-    return needed ? 1 : 0;
+    if (pending.size) console.log(`tables whose tenant keys the migrations do not keep: ${[...pending].join(', ')}`);
+    console.log(needed || pending.size ? 'entities differ from the committed migrations: run npm run migration:create' : 'migrations are up to date');
+    return needed || pending.size ? 1 : 0;
   } finally {
     await orm.close();
     await dropDatabase(server.serverUrl, scratch);
     await server.stop();
   }
+}
+
+/** Adds statements at the end of a generated migration's `up`. */
+function appendToUp(file: string, statements: string[]): void {
+  if (statements.length === 0) return;
+  const text = readFileSync(file, 'utf8');
+  const escape = (sql: string) => sql.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
+  const lines = ['    // Tenant keys and liveness flags of the tables below an organization, kept by the database.', ...statements.map((sql) => `    this.addSql(\`${escape(sql)};\`);`)];
+  const down = text.indexOf('  override async down()');
+  const end = text.lastIndexOf('  }', down === -1 ? text.length : down);
+  writeFileSync(file, `${text.slice(0, end)}${lines.join('\n')}\n${text.slice(end)}`);
 }
 
 run(process.argv[2] ?? 'check').then(

@@ -2,11 +2,13 @@ import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/co
 import type { PreparedStatement } from '../database/read-pool';
 import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
 import { hidingFields, type Resource, type Writer } from '../model/resource';
+import { liveSql, quote, tenantKeyOf } from '../model/tenant-keys';
 import type { Viewer } from './tenancy';
 
 /**
  * The SQL of the hot reads, written once per resource from the same declarations the ORM maps: one row
- * by id (or rows by ids) with the tenant condition, the deleted-parent condition and, for an answer,
+ * by id (or rows by ids) with the tenant condition, the deleted-parent condition (both on the row's own
+ * columns) and, for an answer,
  * every embedded reference, in a single prepared statement. Parameters: `$1` the id (or ids), then the
  * caller's organizations and user id where the statement needs them (administrators' variant: their user
  * id where a privacy declaration needs it; the server's own variant: neither).
@@ -67,38 +69,17 @@ class Builder {
   }
 
   /**
-   * The joins along a resource's scope path with the conditions that hide rows held by a deleted
-   * parent, and the expression of the organization the row belongs to.
+   * The organization the row belongs to: its tenant key, a column of its own table (model/tenant-keys.ts),
+   * so that no statement joins up the tenancy path. Undefined outside organizations.
    */
-  scope(resource: Resource, alias: string): { joins: string[]; conditions: string[]; organization?: string } {
-    const joins: string[] = [];
-    const conditions: string[] = [];
-    if (resource.scope.kind !== 'organization') return { joins, conditions };
-    let entity: EntityClass<object> = resource.entity;
-    let current = alias;
-    let organization = '';
-    for (const segment of resource.scope.path.split('.')) {
-      const column = this.column(entity, segment)!;
-      organization = `${current}.${quote(column)}`;
-      const target = fieldsOf(entity).find((f) => f.name === segment)?.reference?.target();
-      if (!target) break;
-      const parent = this.alias();
-      joins.push(`join ${this.table(target)} ${parent} on ${parent}."id" = ${current}.${quote(column)}`);
-      const parentResource = this.resourceOf(target);
-      const live = parentResource && this.live(parentResource, parent);
-      if (live) conditions.push(live);
-      organization = `${parent}."id"`;
-      entity = target;
-      current = parent;
-    }
-    return { joins, conditions, organization };
+  organization(resource: Resource, alias: string): string | undefined {
+    const key = tenantKeyOf(resource);
+    return key && `${alias}.${quote(key.column)}`;
   }
 
-  /** Rows that DELETE hid (soft deletes that hide), as a condition. */
+  /** Rows that DELETE hid, directly or through a parent, as a condition. */
   live(resource: Resource, alias: string): string | undefined {
-    const mode = resource.delete;
-    if (mode.kind !== 'soft' || !mode.hide) return undefined;
-    return `${alias}.${quote(this.column(resource.entity, mode.field)!)} is distinct from ${mode.value}`;
+    return liveSql(resource, alias);
   }
 
   /** Whether the caller may see the row (undefined: every row), as tenancy.ts decides it: its tenancy and its privacy. */
@@ -197,14 +178,12 @@ class Builder {
     });
     for (const reference of fieldsOf(target).filter((f) => f.reference?.embed)) values.push(`null as ${quote(reference.reference!.relation)}`);
     const resource = this.resourceOf(target);
-    const scope = resource ? this.scope(resource, alias) : { joins: [], conditions: [] };
     const conditions = [
       `${alias}."id" = ${ownerAlias}.${quote(this.column(owner, field.name)!)}`,
       resource && this.live(resource, alias),
-      ...scope.conditions,
-      resource && this.visible(resource, alias, scope.organization),
+      resource && this.visible(resource, alias, this.organization(resource, alias)),
     ].filter(Boolean);
-    return `(select row_to_json(x) from (select ${values.join(', ')} from ${this.table(target)} ${alias} ${scope.joins.join(' ')}
+    return `(select row_to_json(x) from (select ${values.join(', ')} from ${this.table(target)} ${alias}
       where ${conditions.join(' and ')}) x) as ${quote(field.reference!.relation)}`;
   }
 }
@@ -216,9 +195,6 @@ function storedFields(entity: EntityClass<object>, builder: Builder): { field: F
   });
 }
 
-function quote(identifier: string): string {
-  return `"${identifier.replace(/"/g, '""')}"`;
-}
 
 /**
  * `one`: the live row with id `$1` (embedded references included), and whether the caller may see it
@@ -239,23 +215,23 @@ export function itemStatement(
 ): ItemStatement {
   const builder = new Builder(metadata, resourceOf, viewer);
   const alias = builder.alias();
-  const scope = builder.scope(resource, alias);
-  const visible = builder.visible(resource, alias, scope.organization);
+  const organization = builder.organization(resource, alias);
+  const visible = builder.visible(resource, alias, organization);
   const select =
     shape === 'lock'
       ? [`${alias}.*`]
       : shape === 'reference'
-        ? [`${alias}."id"`, `${scope.organization ?? 'null'} as ${quote(ORGANIZATION_COLUMN)}`]
+        ? [`${alias}."id"`, `${organization ?? 'null'} as ${quote(ORGANIZATION_COLUMN)}`]
         : builder.columns(resource.entity, alias);
-  const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias), ...scope.conditions];
+  const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias)];
   if (shape === 'one') {
     for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));
     if (visible) select.push(`${visible} as ${quote(VISIBLE_COLUMN)}`);
   } else {
-    conditions.push(visible, shape === 'lock' ? builder.writable(resource, alias, scope.organization, writer) : undefined);
+    conditions.push(visible, shape === 'lock' ? builder.writable(resource, alias, organization, writer) : undefined);
   }
   const parameters = (['organizations', 'owned', 'user'] as const).filter((name) => builder.uses.has(name));
-  const text = `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} ${scope.joins.join(' ')} where ${conditions
+  const text = `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} where ${conditions
     .filter(Boolean)
     .join(' and ')}${shape === 'lock' ? ` for update of ${alias}` : ''}`.replace(
     /\{(organizations|owned|user)\}/g,
@@ -303,9 +279,7 @@ export function relatedSortValue(
     }
     const resource = resourceOf(hop.target);
     if (resource) {
-      const scope = builder.scope(resource, alias);
-      joins.push(...scope.joins);
-      conditions.push(...[builder.live(resource, alias), ...scope.conditions, builder.visible(resource, alias, scope.organization)].filter((c): c is string => !!c));
+      conditions.push(...[builder.live(resource, alias), builder.visible(resource, alias, builder.organization(resource, alias))].filter((c): c is string => !!c));
     }
     owner = hop.target;
     ownerAlias = alias;

@@ -16,7 +16,7 @@ import { entityTag, sequenceOfTag } from '../model/entity-tag';
 import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
 import { privacyFields, type WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
-import { nest, resolveFieldPath } from '../query/field-path';
+import { resolveFieldPath } from '../query/field-path';
 import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
 import { parsePaging, type PageRequest } from '../query/paging';
 import { searchCondition, searchTextOf } from '../query/search';
@@ -28,7 +28,8 @@ import { ListStatements, sqlOf } from './list-statements';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import { itemStatement, ORGANIZATION_COLUMN, relatedSortValue, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
-import { and, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
+import { tenantKeyOf } from '../model/tenant-keys';
+import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, rowSeenBy, rowsSeenBy } from './user-projection';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
@@ -97,10 +98,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     });
     const [pageStatement, countStatement] = written.statements;
     const { page, pageSize } = written.paging;
-    const rows = (await this.lists.run(ctx, pageStatement)) as T[];
+    // Both prepared by name: planned once per connection, then only executed.
+    const rows = (await this.lists.run(ctx, pageStatement, undefined, true)) as T[];
     const endsHere = rows.length > 0 && rows.length < pageSize;
     const totalElements =
-      endsHere || (page === 0 && rows.length === 0) ? page * pageSize + rows.length : Number((await this.lists.run(ctx, countStatement))[0].count);
+      endsHere || (page === 0 && rows.length === 0)
+        ? page * pageSize + rows.length
+        : Number((await this.lists.run(ctx, countStatement, undefined, true))[0].count);
     return { items: rowsSeenBy(ctx, this.resource, rows), totalElements, page, pageSize, sort: written.sort };
   }
 
@@ -579,25 +583,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   }
 
   /** Rows hidden by DELETE, directly or through a deleted parent. */
-  live(ctx: RequestContext): Record<string, unknown> {
-    return and(liveRows(this.resource), this.liveParents(ctx));
+  live(_ctx: RequestContext): Record<string, unknown> {
+    return liveRows(this.resource) ?? {};
   }
 
   /** The parents along the scope path (a task's project, its organization) must not be deleted either. */
-  private liveParents(ctx: RequestContext): Record<string, unknown> | undefined {
-    if (this.resource.scope.kind !== 'organization') return undefined;
-    const segments = this.resource.scope.path.split('.');
-    const guards: Record<string, unknown>[] = [];
-    let fields = this.resource.fields;
-    for (const [index, segment] of segments.entries()) {
-      const target = fields.find((f) => f.name === segment)?.reference?.target();
-      if (!target) break;
-      const parent = ctx.services.forEntity(target);
-      const parentLive = parent && liveRows(parent.resource);
-      if (parentLive) guards.push(nest(segments.slice(0, index + 1), parentLive));
-      fields = fieldsOf(target);
-    }
-    return guards.length ? and(...guards) : undefined;
+  private liveParents(_ctx: RequestContext): Record<string, unknown> | undefined {
+    return liveParentRows(this.resource);
   }
 
   async exists(ctx: RequestContext, where: Record<string, unknown>): Promise<boolean> {
@@ -620,7 +612,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   /**
    * Every reference must name a live record the caller can see (403 when it exists but is not theirs,
    * 400 when it does not), and a tenant record must belong to the same organization as the row that
-   * refers to it (400). Answers the organization the row belongs to, when it has one.
+   * refers to it (400). A stored row keeps its organization (its tenant key): a reference that would move
+   * it to another is 400. Answers the organization the row belongs to, when it has one.
    */
   private async assertReferencesExist(ctx: RequestContext, values: Record<string, unknown>, current?: Record<string, unknown>): Promise<string | undefined> {
     const references = this.resource.fields.filter((f) => f.reference && typeof values[f.name] === 'string');
@@ -632,7 +625,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       if (!row) throw await this.refusedReference(ctx, field, id);
       found.set(field.name, row);
     }
-    const organizationId = this.organizationThroughOwner(found) ?? (await this.organizationOf(ctx, { ...current, ...values }));
+    const organizationId =
+      (current && this.storedOrganization(current)) ?? this.organizationThroughOwner(found) ?? (await this.organizationOf(ctx, { ...current, ...values }));
     for (const field of references) {
       const targetScope = ctx.services.forEntity(field.reference!.target())?.resource.scope;
       if (targetScope?.kind === 'organization' && organizationId && found.get(field.name)![ORGANIZATION_COLUMN] !== organizationId) {
@@ -685,6 +679,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const row = owner && this.resource.scope.kind === 'organization' ? found.get(owner) : undefined;
     const organization = row?.[ORGANIZATION_COLUMN];
     return typeof organization === 'string' ? organization : undefined;
+  }
+
+  /** The organization a stored row belongs to: its tenant key. */
+  private storedOrganization(row: Record<string, unknown>): string | undefined {
+    const key = tenantKeyOf(this.resource);
+    const value = key && row[key.property];
+    return typeof value === 'string' ? value : undefined;
   }
 
   /** The organization a row (given as its values) belongs to, following the scope path through references. */

@@ -1,4 +1,5 @@
 import { ForbiddenError } from '../errors/api-error';
+import { PARENT_HIDDEN, tenantKeyOf } from '../model/tenant-keys';
 import { hidingFields, type Resource, type WriteAction } from '../model/resource';
 import type { ResourceOf } from './item-statement';
 import { nest } from '../query/field-path';
@@ -61,7 +62,7 @@ async function tenantRows(ctx: RequestContext, resource: Resource): Promise<Cond
       return nest(scope.path.split('.'), ctx.user?.id ?? null);
     case 'organization': {
       const mine = await memberships(ctx);
-      return nest(scope.path.split('.'), { $in: [...(resource.readers === 'owner' ? mine.owner : mine.member)] });
+      return ofOrganizations(resource, resource.readers === 'owner' ? mine.owner : mine.member);
     }
     case 'colleagues':
       return { id: { $in: [ctx.user?.id, ...(await colleagueIds(ctx))].filter(Boolean) } };
@@ -128,19 +129,35 @@ async function writerRows(ctx: RequestContext, resource: Resource, action: Write
     case 'self':
       return nest(path, ctx.user?.id ?? null);
     case 'owner':
-      return nest(path, { $in: [...(await memberships(ctx)).owner] });
+      return resource.scope.kind === 'organization' ? ofOrganizations(resource, (await memberships(ctx)).owner) : nest(path, { $in: [...(await memberships(ctx)).owner] });
     case 'member':
       return tenantRows(ctx, resource);
   }
 }
 
-/** Rows DELETE has hidden. */
+/** Rows of these organizations, by the row's own tenant key (model/tenant-keys.ts): a column of the row's table. */
+function ofOrganizations(resource: Resource, organizations: Set<string>): Condition {
+  return { [tenantKeyOf(resource)!.property]: { $in: [...organizations] } };
+}
+
+/**
+ * Live rows: not hidden by DELETE, nor by a parent on the tenancy path (undefined: nothing hides them).
+ * Equalities, so that a tenant's live rows are one range of its (key, deleted, parentHidden, ...) index.
+ */
 export function liveRows(resource: Resource): Condition | undefined {
+  return all(ownLiveRows(resource), liveParentRows(resource));
+}
+
+function ownLiveRows(resource: Resource): Condition | undefined {
   const mode = resource.delete;
   if (mode.kind !== 'soft' || !mode.hide) return undefined;
-  const kept = { [mode.field]: { $ne: mode.value } };
   const nullable = resource.fields.find((f) => f.name === mode.field)?.options.nullable;
-  return nullable ? { $or: [kept, { [mode.field]: null }] } : kept;
+  return nullable ? { $or: [{ [mode.field]: { $ne: mode.value } }, { [mode.field]: null }] } : { [mode.field]: !mode.value };
+}
+
+/** Rows whose parents on the tenancy path are live, whether or not DELETE has hidden the row itself. */
+export function liveParentRows(resource: Resource): Condition | undefined {
+  return tenantKeyOf(resource)?.hideable ? { [PARENT_HIDDEN.property]: false } : undefined;
 }
 
 /** The conjunction of the conditions, undefined when there is none (nothing hidden). */
