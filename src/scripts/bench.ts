@@ -4,7 +4,7 @@ import 'reflect-metadata';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
+import pg from 'pg';
 import { Worker } from 'node:worker_threads';
 import { appOptions, createApp } from '../app';
 import { generateApiKey } from '../auth/api-keys';
@@ -13,39 +13,48 @@ import { loadConfig } from '../config/config';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../database/database-url';
 import { openDatabase, ormOptions } from '../database/orm';
 import { queryCounter } from '../database/query-counter';
-import { startBaseline, type BaselineProcess } from './bench/baseline-process';
-import { benchCases, CASE_IDS, type BenchCase } from './bench/cases';
-import type { LoadJob, LoadMessage, LoadResult } from './bench/load';
-import { markdownTable, percentile, textTable, type CaseResult, type Measured } from './bench/report';
+import type { SentStatement } from './bench/baseline-kit';
+import { IDLE_MS, startBaseline, type BaselineProcess } from './bench/baseline-process';
+import { benchCases, CALLERS, CASE_IDS, type BenchCase, type CallerKind } from './bench/cases';
+import { answer, assertSameJson, assertSameRows, postgraphileRows, serverRows, sqlDifference } from './bench/compare';
+import type { LoadJob, LoadMessage, LoadResult, PlannedRequest } from './bench/load';
+import { BASELINE_NAMES, BASELINES, markdownTable, percentile, textTable, type Baseline, type CaseResult, type Measured, type PeakRss } from './bench/report';
 import { PhaseObserver } from './bench/observe';
-import { seed } from './bench/seed';
+import { createRlsRole, dropRlsRole, rlsRoleName } from './bench/rls';
+import { seed, type SeedResult } from './bench/seed';
 
 /**
- * `npm run bench`: this server against a bare express + `pg` baseline (bench/baseline.ts) that answers
- * the same requests with the same JSON and the SQL a hand-written handler would send, in one run, on
- * one scratch database seeded here. The server runs in this process, the baseline in a child process;
- * the load comes from a worker thread. Per case it prints requests per second, p50 and p99 latency,
- * SQL statements per request and the ratio to the baseline, then the peak RSS of both processes, as a
- * text table and as a Markdown table. Loopback only; it ends by itself (BENCH_TIMEOUT_SECONDS) and
- * drops the scratch database and stops the child, also when it fails.
+ * `npm run bench`: this server against three baselines, in one run, on one scratch database seeded here:
+ *
+ * - least SQL (bench/least-sql.ts): bare express + `pg` answering the same requests with the same JSON
+ *   and the fewest, cheapest statements on this schema (tenancy and liveness on the row's own table);
+ * - PostGraphile (bench/postgraphile.ts): PostGraphile 5 with its amber preset on the same tables, sent
+ *   the equivalent GraphQL request for the read cases; its rows are compared, not its JSON;
+ * - same SQL (bench/same-sql.ts): bare express + `pg` sending the server's own statements, so that the
+ *   ratio measures the Node side alone (whether its texts still match the server's is checked per case).
+ *
+ * The server runs in this process, each baseline in a child process; the load comes from a worker
+ * thread. Per case it prints requests per second of every side, the ratios server/baseline, p50 and
+ * p99 latency and SQL statements per request, then the peak RSS of every process, as a text table and as
+ * a Markdown table. Loopback only; it ends by itself (BENCH_TIMEOUT_SECONDS) and drops the scratch
+ * database and its role and stops the children, also when it fails.
  *
  * Environment (all optional):
  *   DATABASE_URL           server the scratch database is created on (default: the embedded PostgreSQL)
  *   BENCH_ORGS             small organizations (10), each with
  *   BENCH_PROJECTS           projects (10) of
  *   BENCH_TASKS              tasks (10)
- *   BENCH_LARGE_PROJECTS   projects of the one large organization (10; 0 leaves it out), each with
- *   BENCH_LARGE_TASKS        tasks (10000)
+ *   BENCH_LARGE_PROJECTS   projects of the one large organization (10; 0 leaves it out), sharing
+ *   BENCH_LARGE_TASKS        tasks (100000; 1000000 for the large size)
  *   BENCH_CONNECTIONS      requests in flight at once (20)
  *   BENCH_SECONDS          measured seconds per case and side (5)
  *   BENCH_WARMUP_SECONDS   unmeasured seconds before each (1)
- *   BENCH_ONLY             comma-separated case ids, or parts of them, to run (all): get-by-id, page-100,
- *                          filtered-sorted, graphql-nested, put, post
- *   BENCH_TIMEOUT_SECONDS  the run is abandoned (and cleaned up) after this long (from the settings)
+ *   BENCH_ONLY             comma-separated case ids, or parts of them, to run (all): see CASE_IDS in bench/cases.ts
+ *   BENCH_TIMEOUT_SECONDS  the run is abandoned (and cleaned up) after this long
  *   LOG_LEVEL              the server's log level (warn: no access log)
  *   BENCH_PROFILE          a folder: a CPU profile of the server's measured phase of each case is written there
  *
- * The baseline's pool has as many connections as the server has: its ORM pool (src/database/orm.ts)
+ * Every baseline's pool has as many connections as the server has: its ORM pool (src/database/orm.ts)
  * and its read pool (READ_POOL_SIZE in src/app.ts).
  */
 function setting(name: string, fallback: number): number {
@@ -61,7 +70,7 @@ const SIZES = {
   projects: setting('BENCH_PROJECTS', 10),
   tasks: setting('BENCH_TASKS', 10),
   largeProjects: setting('BENCH_LARGE_PROJECTS', 10),
-  largeTasks: setting('BENCH_LARGE_TASKS', 10_000),
+  largeTasks: setting('BENCH_LARGE_TASKS', 100_000),
   sampleSize: 1000,
 };
 const CONNECTIONS = Math.max(1, setting('BENCH_CONNECTIONS', 20));
@@ -70,7 +79,8 @@ const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 1);
 const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
 /** READ_POOL_SIZE of src/app.ts (not exported): the server's connections beside the ORM's pool. */
 const SERVER_READ_POOL = 10;
-const TIMEOUT_SECONDS = setting('BENCH_TIMEOUT_SECONDS', 240 + 6 * 2 * (WARMUP_SECONDS + SECONDS) * 3);
+/** Startup and seeding (a million tasks take a minute or two), then every case against four sides, with room to spare. */
+const TIMEOUT_SECONDS = setting('BENCH_TIMEOUT_SECONDS', 300 + Math.ceil(SIZES.largeTasks / 5000) + CASE_IDS.length * 4 * 2 * (WARMUP_SECONDS + SECONDS));
 
 /** Undone in reverse order at the end, whatever happens. */
 const cleanups: { name: string; run: () => Promise<unknown> }[] = [];
@@ -103,6 +113,13 @@ function counterRange(): number {
   return start;
 }
 
+/** The server under test and the processes it is measured against. */
+interface Sides {
+  serverBase: string;
+  baselines: Partial<Record<Baseline, BaselineProcess>>;
+  keys: Record<CallerKind, string>;
+}
+
 async function main(): Promise<void> {
   setTimeout(() => {
     console.error(`bench: abandoned after ${TIMEOUT_SECONDS} s (BENCH_TIMEOUT_SECONDS)`);
@@ -117,17 +134,67 @@ async function main(): Promise<void> {
 
   const server = await databaseServer(config.databaseUrl, config.dataDir);
   cleanups.push({ name: 'database server', run: () => server.stop() });
+  // PostGraphile's role lives beside the databases: dropped after the scratch database (cleanups run in reverse).
+  const rlsRole = rlsRoleName();
+  cleanups.push({ name: 'RLS role', run: () => dropRlsRole(server.serverUrl, rlsRole) });
   const scratch = `platform_bench_${process.pid}`;
   await ensureDatabase(server.serverUrl, scratch);
   cleanups.push({ name: 'scratch database', run: () => dropDatabase(server.serverUrl, scratch) });
   const databaseUrl = withDatabase(server.serverUrl, scratch);
   const orm = await openDatabase(databaseUrl);
   cleanups.push({ name: 'ORM', run: () => orm.close() });
+  await assertTenantKeys(databaseUrl);
   const poolSize = (ormOptions(databaseUrl).pool?.max ?? 10) + SERVER_READ_POOL;
 
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, appOptions(config));
+  const serverBase = await listen(await createApp(orm, appOptions(config)));
+
+  const planned = SIZES.organizations * SIZES.projects * SIZES.tasks + (SIZES.largeProjects > 0 ? SIZES.largeTasks : 0);
+  console.log(`seeding ${SIZES.organizations} organizations × ${SIZES.projects} projects × ${SIZES.tasks} tasks + 1 × ${SIZES.largeProjects} projects sharing ${SIZES.largeTasks} tasks (${planned} tasks) ...`);
+  const seeded = await seed(serverBase, adminKey, databaseUrl, SIZES);
+  console.log(`seeded ${seeded.organizations} organizations, ${seeded.projects} projects, ${seeded.tasks} tasks in ${seeded.seconds.toFixed(1)} s`);
+
+  const cases = benchCases(seeded).filter((c) => selected.includes(c.id));
+  const start = async (name: Baseline, script: string, env?: Record<string, string>) => {
+    const child = await startBaseline(BASELINE_NAMES[name], script, databaseUrl, poolSize, env);
+    cleanups.push({ name: BASELINE_NAMES[name], run: () => child.stop() });
+    return child;
+  };
+  const baselines: Sides['baselines'] = { least: await start('least', 'least-sql'), same: await start('same', 'same-sql') };
+  if (cases.some((c) => c.postgraphile)) {
+    await createRlsRole(databaseUrl, rlsRole);
+    baselines.postgraphile = await start('postgraphile', 'postgraphile', { BENCH_RLS_ROLE: rlsRole });
+  }
+  const sides: Sides = { serverBase, baselines, keys: { member: seeded.memberKey, small: seeded.smallMemberKey, admin: adminKey } };
+
+  console.log(
+    `\n${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per case and side, server first; ` +
+      `${poolSize} database connections each; ${describeData(seeded)}\n`,
+  );
+  const results: CaseResult[] = [];
+  const observer = new PhaseObserver(process.env.BENCH_PROFILE || undefined);
+  for (const benchCase of cases) results.push(await runCase(benchCase, sides, observer));
+  await printReport(results, sides);
+}
+
+/** The columns least SQL is written against must exist: the tenant key and the liveness flag of every row below an organization. */
+async function assertTenantKeys(databaseUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      `select table_name, column_name from information_schema.columns
+        where table_schema = 'public' and (table_name, column_name) in (('task', 'tenant_id'), ('task', 'parent_hidden'), ('project', 'parent_hidden'))`,
+    );
+    if (rows.length < 3) throw new Error('the schema lacks task.tenant_id, task.parent_hidden or project.parent_hidden, which the baselines are written against');
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts the app on a loopback port (closed at the end) and returns its base URL. */
+async function listen(app: Awaited<ReturnType<typeof createApp>>): Promise<string> {
   const listener: Server = app.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => listener.once('listening', resolve));
   cleanups.push({
@@ -138,62 +205,93 @@ async function main(): Promise<void> {
       await app.close();
     },
   });
-  const serverBase = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+}
 
-  const plannedTasks = SIZES.organizations * SIZES.projects * SIZES.tasks + SIZES.largeProjects * SIZES.largeTasks;
-  console.log(`seeding ${SIZES.organizations} organizations × ${SIZES.projects} projects × ${SIZES.tasks} tasks + 1 × ${SIZES.largeProjects} × ${SIZES.largeTasks} (${plannedTasks} tasks) ...`);
-  const seeded = await seed(serverBase, adminKey, databaseUrl, SIZES);
-  console.log(`seeded ${seeded.organizations} organizations, ${seeded.projects} projects, ${seeded.tasks} tasks in ${seeded.seconds.toFixed(1)} s`);
-
-  const baseline = await startBaseline(databaseUrl, poolSize);
-  cleanups.push({ name: 'baseline', run: () => baseline.stop() });
-  const headers = { 'x-api-key': seeded.memberKey, 'content-type': 'application/json' };
-
-  console.log(
-    `\n${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per case and side, server first; ` +
-      `${poolSize} database connections each; caller: a member of every organization\n`,
+function describeData(seeded: SeedResult): string {
+  return (
+    `${seeded.tasks} tasks in ${seeded.projects} projects of ${seeded.organizations} organizations; callers: ` +
+    `member (${CALLERS.member}, ${seeded.tasks} tasks), small (${CALLERS.small}, ${seeded.smallTasks} tasks), admin (${CALLERS.admin})`
   );
-  const results: CaseResult[] = [];
-  const observer = new PhaseObserver(process.env.BENCH_PROFILE || undefined);
-  for (const benchCase of benchCases(seeded).filter((c) => selected.includes(c.id))) {
-    await assertSameAnswer(benchCase, serverBase, baseline.base, headers);
-    const server = await measure('server', serverBase, headers, benchCase, async () => queryCounter.total, observer);
-    const base = await measure('baseline', baseline.base, headers, benchCase, async () => (await baseline.stats()).statements);
-    results.push({ id: benchCase.id, request: benchCase.request, server, baseline: base });
-    console.log(
-      `${benchCase.id.padEnd(16)} server ${server.requestsPerSecond.toFixed(0).padStart(6)} req/s   baseline ${base.requestsPerSecond.toFixed(0).padStart(6)} req/s`,
-    );
-  }
+}
 
-  const rss = { serverMb: process.resourceUsage().maxRSS / 1024, baselineMb: (await baseline.stats()).maxRssKb / 1024 };
-  const date = new Date().toISOString().slice(0, 10);
-  const data = `${seeded.tasks} tasks in ${seeded.projects} projects of ${seeded.organizations} organizations`;
-  console.log(`\n${textTable(results, rss)}\n`);
-  console.log(`Markdown (${date}, ${CONNECTIONS} connections, ${SECONDS} s per case and side, ${data}):\n`);
-  console.log(markdownTable(results, rss));
+const headersOf = (key: string) => ({ 'x-api-key': key, 'content-type': 'application/json' });
+
+/** One case: the answers checked, then the server and each baseline measured in turn. */
+async function runCase(benchCase: BenchCase, sides: Sides, observer: PhaseObserver): Promise<CaseResult> {
+  const headers = headersOf(sides.keys[benchCase.caller]);
+  const sameStatements = await checkAnswers(benchCase, sides, headers);
+  const server = await measure('server', sides.serverBase, headers, benchCase.requests, benchCase.id, async () => queryCounter.total, observer);
+  const measured: CaseResult['baselines'] = {};
+  for (const name of BASELINES) {
+    const child = sides.baselines[name];
+    const requests = name === 'postgraphile' ? benchCase.postgraphile : benchCase.requests;
+    if (!child || !requests) continue;
+    measured[name] = await measure(name, child.base, headers, requests, benchCase.id, async () => (await child.stats()).statements);
+    // Until its idle connections have closed (baseline-process.ts), so that two baselines never hold theirs at once.
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 500));
+  }
+  const rates = [`server ${server.requestsPerSecond.toFixed(0)}`, ...BASELINES.filter((b) => measured[b]).map((b) => `${BASELINE_NAMES[b]} ${measured[b]!.requestsPerSecond.toFixed(0)}`)];
+  console.log(`${benchCase.id.padEnd(20)} ${benchCase.caller.padEnd(6)} req/s: ${rates.join(', ')}`);
+  return { id: benchCase.id, request: benchCase.request, caller: benchCase.caller, server, baselines: measured, sameStatements };
+}
+
+/**
+ * Every side must answer the case's first request alike, or the comparison is void: the express
+ * baselines with the server's JSON, PostGraphile with its rows. Then one more request to the server and
+ * to the same-SQL baseline with their statements recorded (caches warm now): whether the texts match.
+ */
+async function checkAnswers(benchCase: BenchCase, sides: Sides, headers: Record<string, string>): Promise<boolean | undefined> {
+  const first = benchCase.requests[0];
+  const server = await answer(sides.serverBase, first, headers, counterRange());
+  for (const name of ['least', 'same'] as const) {
+    const child = sides.baselines[name];
+    if (child) assertSameJson(benchCase.id, BASELINE_NAMES[name], server, await answer(child.base, first, headers, counterRange()), benchCase.volatile);
+  }
+  const postgraphile = sides.baselines.postgraphile;
+  if (postgraphile && benchCase.postgraphile) {
+    const rows = postgraphileRows(benchCase.shape, await answer(postgraphile.base, benchCase.postgraphile[0], headers, 0));
+    assertSameRows(benchCase.id, serverRows(benchCase.shape, server), rows);
+  }
+  return sides.baselines.same && compareStatements(benchCase, sides.serverBase, sides.baselines.same, first, headers);
+}
+
+/** Records the statements of one request on the server and on the same-SQL baseline; prints where they part. */
+async function compareStatements(benchCase: BenchCase, serverBase: string, same: BaselineProcess, planned: PlannedRequest, headers: Record<string, string>): Promise<boolean> {
+  const serverStatements = await recordingServer(() => answer(serverBase, planned, headers, counterRange()));
+  await same.record();
+  await answer(same.base, planned, headers, counterRange());
+  const difference = sqlDifference(serverStatements, (await same.stats()).recorded ?? []);
+  if (difference) console.log(`${benchCase.id}: the same-SQL baseline no longer sends the server's statements: ${difference}`);
+  return difference === undefined;
+}
+
+/** The statements the server sends while `work` runs. */
+async function recordingServer(work: () => Promise<unknown>): Promise<SentStatement[]> {
+  const recorded: NonNullable<typeof queryCounter.recorded> = [];
+  queryCounter.recorded = recorded;
+  try {
+    await work();
+  } finally {
+    queryCounter.recorded = undefined;
+  }
+  return recorded.map((statement) => ({ text: statement.text, named: Boolean(statement.name) }));
 }
 
 /**
  * One case against one side: warm-up, then (counters read while nothing is in flight) the measured
- * phase. `statements` reads that side's running count of SQL statements.
+ * phase. `statements` reads that side's running count of SQL statements; `observer` watches the server.
  */
 async function measure(
   side: string,
   base: string,
   headers: Record<string, string>,
-  benchCase: BenchCase,
+  requests: PlannedRequest[],
+  caseId: string,
   statements: () => Promise<number>,
   observer?: PhaseObserver,
 ): Promise<Measured> {
-  const job: LoadJob = {
-    base,
-    headers,
-    requests: benchCase.requests,
-    connections: CONNECTIONS,
-    warmupSeconds: WARMUP_SECONDS,
-    seconds: SECONDS,
-    counterStart: counterRange(),
-  };
+  const job: LoadJob = { base, headers, requests, connections: CONNECTIONS, warmupSeconds: WARMUP_SECONDS, seconds: SECONDS, counterStart: counterRange() };
   const worker = new Worker(join(__dirname, 'bench', 'load.js'), { workerData: job });
   let before = 0;
   let result: LoadResult;
@@ -215,9 +313,9 @@ async function measure(
   } finally {
     await worker.terminate();
   }
-  const gcMs = await observer?.stop(benchCase.id);
+  const gcMs = await observer?.stop(caseId);
   const after = await statements();
-  if (result.failure) throw new Error(`${benchCase.id}, ${side}: ${result.failure}`);
+  if (result.failure) throw new Error(`${caseId}, ${side}: ${result.failure}`);
   const sorted = result.latencies.sort((a, b) => a - b);
   return {
     requests: result.requests,
@@ -229,35 +327,16 @@ async function measure(
   };
 }
 
-/** Both sides must answer the case's first request alike (apart from what a write makes differ), or the comparison is void. */
-async function assertSameAnswer(benchCase: BenchCase, serverBase: string, baselineBase: string, headers: Record<string, string>): Promise<void> {
-  const planned = benchCase.requests[0];
-  const send = async (base: string) => {
-    const response = await fetch(`${base}${planned.path}`, { method: planned.method, headers, body: planned.body?.replaceAll('__N__', String(counterRange())) });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${benchCase.id}: ${planned.method} ${planned.path} answered ${response.status} (${base}): ${text.slice(0, 300)}`);
-    const body = JSON.parse(text) as Record<string, unknown>;
-    for (const field of benchCase.volatile) delete body[field];
-    return { status: response.status, body };
-  };
-  const server = await send(serverBase);
-  const baseline = await send(baselineBase);
-  if (server.status !== baseline.status) throw new Error(`${benchCase.id}: the server answered ${server.status}, the baseline ${baseline.status}`);
-  const difference = firstDifference(server.body, baseline.body, '');
-  if (difference !== undefined) throw new Error(`${benchCase.id}: the baseline answers differently from the server at ${difference || 'the top'}`);
-}
-
-function firstDifference(a: unknown, b: unknown, path: string): string | undefined {
-  if (isDeepStrictEqual(a, b)) return undefined;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) {
-    return `${path}: ${JSON.stringify(a)?.slice(0, 120)} vs ${JSON.stringify(b)?.slice(0, 120)}`;
+/** The tables, with the peak RSS of every process. */
+async function printReport(results: CaseResult[], sides: Sides): Promise<void> {
+  const rss: PeakRss = { server: process.resourceUsage().maxRSS / 1024 };
+  for (const name of BASELINES) {
+    const child = sides.baselines[name];
+    if (child) rss[name] = (await child.stats()).maxRssKb / 1024;
   }
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
-  for (const key of keys) {
-    const found = firstDifference((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], `${path}.${key}`);
-    if (found !== undefined) return found;
-  }
-  return `${path}: differs`;
+  console.log(`\n${textTable(results, rss)}\n`);
+  console.log(`Markdown (${CONNECTIONS} connections, ${SECONDS} s per case and side, ${SIZES.largeTasks} tasks in the large organization):\n`);
+  console.log(markdownTable(results, rss));
 }
 
 main().then(

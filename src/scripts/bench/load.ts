@@ -11,7 +11,7 @@ export interface PlannedRequest {
   method: string;
   path: string;
   body?: string;
-  /** Sent beside the job's headers (the baseline reads `x-bench-baseline`; the server ignores it). */
+  /** Sent beside the job's headers. */
   headers?: Record<string, string>;
 }
 

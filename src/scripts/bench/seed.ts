@@ -5,7 +5,7 @@ export interface SeedSizes {
   organizations: number;
   projects: number;
   tasks: number;
-  /** One more organization with `largeProjects` projects of `largeTasks` tasks (none when 0). */
+  /** One more organization with `largeProjects` projects sharing `largeTasks` tasks (none when either is 0). */
   largeProjects: number;
   largeTasks: number;
   /** How many task ids the get-by-id and PUT cases go through. */
@@ -15,6 +15,8 @@ export interface SeedSizes {
 export interface SeedResult {
   /** The API key of the member who created everything (owner of every organization). */
   memberKey: string;
+  /** The API key of a member of the first small organization only. */
+  smallMemberKey: string;
   organizationSlugs: string[];
   projectIds: string[];
   /** A random sample of task ids, from every organization. */
@@ -22,38 +24,46 @@ export interface SeedResult {
   organizations: number;
   projects: number;
   tasks: number;
+  /** Tasks the small member sees. */
+  smallTasks: number;
   seconds: number;
+}
+
+interface SeededProject {
+  id: string;
+  tasks: number;
 }
 
 /**
  * Seeds the scratch database behind the running server. A member (created by the administrator) creates
- * the organizations and projects through the API, so every rule runs (owners team, membership, slugs);
- * one task is created through the API too, and the rest, one set-based statement per project, are
- * written with exactly the column values the server writes, which is checked against that task.
+ * the organizations and projects through the API, so every rule runs (owners team, membership, slugs),
+ * and adds a second user to a team of the first organization; one task is created through the API too,
+ * and all the others by one set-based statement written with exactly the column values the server
+ * writes, which is checked against that task.
  */
 export async function seed(base: string, adminKey: string, databaseUrl: string, sizes: SeedSizes): Promise<SeedResult> {
   const started = performance.now();
-  const user = await api(base, adminKey, 'POST', '/api/users', { email: 'bench-member@localhost', firstName: 'Bench', lastName: 'Member' });
-  const token = await api(base, adminKey, 'POST', '/api/access-tokens', { name: 'bench', userId: user.id });
-  const memberKey = token.token as string;
-
-  const plan = Array.from({ length: sizes.organizations }, (_, o) => ({
-    name: `Bench Org ${o}`,
-    slug: `bench-org-${o}`,
-    projects: sizes.projects,
-    tasks: sizes.tasks,
-  }));
-  if (sizes.largeProjects > 0) plan.push({ name: 'Bench Large Org', slug: 'bench-org-large', projects: sizes.largeProjects, tasks: sizes.largeTasks });
+  const { key: memberKey } = await newUser(base, adminKey, 'bench-member@localhost');
+  const plan = Array.from({ length: sizes.organizations }, (_, o) => ({ name: `Bench Org ${o}`, slug: `bench-org-${o}`, projects: sizes.projects, tasks: (_p: number) => sizes.tasks }));
+  if (sizes.largeProjects > 0 && sizes.largeTasks > 0) {
+    // The large organization's tasks spread evenly over its projects, the first ones taking the remainder.
+    const share = (p: number) => Math.floor(sizes.largeTasks / sizes.largeProjects) + (p < sizes.largeTasks % sizes.largeProjects ? 1 : 0);
+    plan.push({ name: 'Bench Large Org', slug: 'bench-org-large', projects: sizes.largeProjects, tasks: share });
+  }
 
   // Organizations one after the other (the default order is creation order), projects of each in parallel.
-  const projects: { id: string; tasks: number }[] = [];
+  const projects: SeededProject[] = [];
+  const organizationIds: string[] = [];
   for (const org of plan) {
     const created = await api(base, memberKey, 'POST', '/api/organizations', { name: org.name, slug: org.slug });
+    organizationIds.push(created.id as string);
     const ids = await Promise.all(
       Array.from({ length: org.projects }, async (_, p) => (await api(base, memberKey, 'POST', '/api/projects', { name: `Project ${p}`, organizationId: created.id })).id as string),
     );
-    projects.push(...ids.map((id) => ({ id, tasks: org.tasks })));
+    projects.push(...ids.map((id, p) => ({ id, tasks: org.tasks(p) })));
   }
+  const small = await newUser(base, adminKey, 'bench-small-member@localhost');
+  if (organizationIds.length > 0) await joinOrganization(base, memberKey, small.userId, organizationIds[0]);
 
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
@@ -62,41 +72,78 @@ export async function seed(base: string, adminKey: string, databaseUrl: string, 
     if (projects.length > 0 && projects[0].tasks > 0) {
       reference = (await api(base, memberKey, 'POST', '/api/tasks', { projectId: projects[0].id, title: 'Task 0', priority: 0 })).id as string;
     }
-    // created_on: one second apart, interleaving the projects, all in the past; task g of project p is
-    // the (g * projects + p)-th, so a page in the default order (created_on, id) spans projects.
-    const longest = Math.max(0, ...projects.map((p) => p.tasks));
-    const origin = new Date(Date.now() - (longest + 1) * projects.length * 1000);
-    for (const [index, project] of projects.entries()) {
-      const first = index === 0 && reference ? 1 : 0;
-      if (project.tasks <= first) continue;
-      await client.query(
-        `insert into task (id, uuid, created_on, updated_on, change_sequence, deleted, deleted_date, delete_user_id, delete_user_email,
-                           title, description, project_id, status_slug, assignee_id, priority, due_date, completed_date, task_group_id,
-                           parent_task_id, template_id, locked, locked_at, locked_by_id, created_by_activity_id, properties, document_family_ids)
-         select gen_random_uuid(), gen_random_uuid(), at, at, 0, false, null, null, null,
-                'Task ' || g, '', $1, null, null, g % 5, null, null, null,
-                null, null, false, null, null, null, '{}'::jsonb, '[]'::jsonb
-           from generate_series($2::int, $3::int) as g,
-                lateral (select $4::timestamptz + (g * $5::int + $6::int) * interval '1 second' as at) as created`,
-        [project.id, first, project.tasks - 1, origin, projects.length, index],
-      );
-    }
+    await insertTasks(client, projects, reference ? 1 : 0);
     if (reference) await assertWrittenLikeTheServer(client, reference, projects[0].id);
-    await client.query('analyze');
+    // As a database in use would be after autovacuum: statistics for the planner, the visibility map for
+    // index-only counts. Without it, autovacuum would start in the middle of a measured phase.
+    await client.query('vacuum (analyze)');
     const [{ count }] = (await client.query('select count(*)::int as count from task')).rows;
     const sample = await client.query('select id from task order by random() limit $1', [sizes.sampleSize]);
     return {
       memberKey,
+      smallMemberKey: small.key,
       organizationSlugs: plan.map((o) => o.slug),
       projectIds: projects.map((p) => p.id),
       taskIds: sample.rows.map((r) => r.id as string),
       organizations: plan.length,
       projects: projects.length,
       tasks: count as number,
+      smallTasks: sizes.organizations > 0 ? sizes.projects * sizes.tasks : 0,
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
     await client.end();
+  }
+}
+
+/** A user created by the administrator, and its new API key. */
+async function newUser(base: string, adminKey: string, email: string): Promise<{ userId: string; key: string }> {
+  const user = await api(base, adminKey, 'POST', '/api/users', { email, firstName: 'Bench', lastName: 'Member' });
+  const token = await api(base, adminKey, 'POST', '/api/access-tokens', { name: 'bench', userId: user.id });
+  return { userId: user.id as string, key: token.token as string };
+}
+
+/** Makes the user a member of the organization, through a team its owner creates. */
+async function joinOrganization(base: string, ownerKey: string, userId: string, organizationId: string): Promise<void> {
+  const team = await api(base, ownerKey, 'POST', '/api/teams', { name: 'Bench readers', organizationId });
+  await api(base, ownerKey, 'POST', '/api/team-members', { teamId: team.id, userId });
+}
+
+/**
+ * Every task but the reference one, in one `insert … select` over `generate_series`: task g of project p
+ * is created (g × projects + p) seconds after a point in the past, so that a page in the default order
+ * (created_on, id) spans projects and organizations. Triggers are off for the statement
+ * (`session_replication_role = replica`, a superuser's right): a million row triggers would take
+ * minutes and NOTIFY the server of every row; the statement writes the tenant key and the liveness flag
+ * those triggers would (the organization of the live project, not hidden), and the check against the
+ * reference task proves it. Without the right, the triggers run.
+ */
+async function insertTasks(client: pg.Client, projects: SeededProject[], skipFirst: number): Promise<void> {
+  const longest = Math.max(0, ...projects.map((p) => p.tasks));
+  const origin = new Date(Date.now() - (longest + 1) * projects.length * 1000);
+  await client.query('begin');
+  try {
+    await client.query('savepoint triggers');
+    await client.query('set local session_replication_role = replica').catch(() => client.query('rollback to savepoint triggers'));
+    await client.query(
+      `insert into task (id, uuid, created_on, updated_on, change_sequence, deleted, deleted_date, delete_user_id, delete_user_email,
+                         title, description, project_id, status_slug, assignee_id, priority, due_date, completed_date, task_group_id,
+                         parent_task_id, template_id, locked, locked_at, locked_by_id, created_by_activity_id, properties, document_family_ids,
+                         tenant_id, parent_hidden)
+       select gen_random_uuid(), gen_random_uuid(), at, at, 0, false, null, null, null,
+              'Task ' || g, '', p.id, null, null, g % 5, null, null, null,
+              null, null, false, null, null, null, '{}'::jsonb, '[]'::jsonb,
+              p.organization_id, false
+         from unnest($1::uuid[], $2::int[], $3::int[], $4::int[]) as planned(id, first, last, position)
+         join project p on p.id = planned.id
+         cross join lateral generate_series(planned.first, planned.last) as g
+         cross join lateral (select $5::timestamptz + (g::bigint * $6::int + planned.position) * interval '1 second' as at) as created`,
+      [projects.map((p) => p.id), projects.map((_, i) => (i === 0 ? skipFirst : 0)), projects.map((p) => p.tasks - 1), projects.map((_, i) => i), origin, projects.length],
+    );
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
   }
 }
 

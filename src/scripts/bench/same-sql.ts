@@ -1,0 +1,262 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, Response } from 'express';
+import {
+  authenticator,
+  baselineApp,
+  callerOf,
+  childPagesOf,
+  column,
+  findCaller,
+  HttpError,
+  missing,
+  nestedAnswer,
+  ORGANIZATION,
+  page,
+  pageParams,
+  pick,
+  pool,
+  PROJECT,
+  projectPageParams,
+  serve,
+  sql,
+  TASK,
+  taskBody,
+  taskChanges,
+  total,
+  transaction,
+  type Caller,
+  type ChildPage,
+  type Row,
+} from './baseline-kit';
+import { NESTED_QUERY } from './cases';
+
+/**
+ * The "same SQL" baseline of `npm run bench`: bare express 5 and `pg` sending, request for request, the
+ * statements the server sends, with their texts (aliases, `in` lists, bound booleans and all) and the
+ * same way (named prepared statements where the server names them; `begin` and `commit` unnamed), so
+ * that server/same-SQL measures the Node side alone. The bench records the
+ * server's statements and these for one request of every case and reports where they differ: when the
+ * server's SQL changes, this file follows it. Runs in a child process (bench/baseline-process.ts).
+ *
+ * Deliberately not generic: tasks travel alone; a project embeds its organization, its owner and status
+ * as null (the seeded projects have none); times are parsed by `pg` into dates and written as ISO text.
+ */
+
+/** `"e0"."created_on" as "createdOn", ...`: a select list as the ORM's query builder writes it (`"e0"`) or the item statements (`r0`). */
+const listOf = (alias: string, fields: string[]) => fields.map((f) => `${alias}."${column(f)}" as "${f}"`).join(', ');
+
+/** `($first, $first+1, ...)`: an `in` list as the query builder expands an array, one parameter per value. */
+const inList = (first: number, count: number) => `(${Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ')})`;
+
+/** The query builder's page: `limit`, and `offset` only past the first page. */
+const limitOffset = (next: number, number: number) => (number > 0 ? `limit $${next} offset $${next + 1}` : `limit $${next}`);
+const limitValues = (size: number, number: number) => (number > 0 ? [size, number * size] : [size]);
+
+const app = baselineApp(authenticator(findCaller));
+
+/** get-by-id: the live task, with whether the caller may see it computed in the same statement (403 apart from 404). */
+app.get('/api/tasks/:id', async (req: Request, res: Response) => {
+  const id = String(req.params.id);
+  const caller = callerOf(res);
+  const visible = caller.admin ? '' : `, r0."tenant_id" = any($2::uuid[]) as "__visible"`;
+  const text = `select ${listOf('r0', TASK)}${visible} from "task" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"`;
+  const [row] = await sql(pool, text, caller.admin ? [id] : [id, caller.organizations]);
+  if (!row) throw missing('Task', id, false);
+  if (!caller.admin && !row.__visible) throw missing('Task', id, true);
+  res.json(pick(row, TASK));
+});
+
+/** The tenancy conditions of a list, as the query builder writes them: `"e0"."tenant_id" in (...)` then the live flags. */
+function listWhere(alias: string, tenantColumn: string, caller: Caller, first: number): { where: string[]; values: unknown[] } {
+  const tenant = caller.admin ? [] : [`${alias}."${tenantColumn}" in ${inList(first, caller.organizations.length)}`];
+  const next = first + (caller.admin ? 0 : caller.organizations.length);
+  return {
+    where: [...tenant, `${alias}."deleted" = $${next}`, `${alias}."parent_hidden" = $${next + 1}`],
+    values: [...(caller.admin ? [] : caller.organizations), false, false],
+  };
+}
+
+/** page of tasks with total: the page in creation order, then (when the page is full) the count, both prepared by name. */
+app.get('/api/tasks', async (req: Request, res: Response) => {
+  const { size, number } = pageParams(req);
+  const caller = callerOf(res);
+  const paged = listWhere('"e0"', 'tenant_id', caller, 1);
+  const text = `select ${listOf('"e0"', TASK)} from "task" as "e0" where ${paged.where.join(' and ')} order by "e0"."created_on" asc, "e0"."id" asc ${limitOffset(paged.values.length + 1, number)}`;
+  const rows = await sql(pool, text, [...paged.values, ...limitValues(size, number)]);
+  const counted = listWhere('"c0"', 'tenant_id', caller, 1);
+  const count = await total(rows, number, size, () => sql(pool, `select count(*) as "count" from "task" as "c0" where ${counted.where.join(' and ')}`, counted.values));
+  res.json(page(rows.map((row) => pick(row, TASK)), count, number, size, false));
+});
+
+/** filtered and sorted page: the projects of the organization named by its slug, by name, then their organizations by id. */
+app.get('/api/projects', async (req: Request, res: Response) => {
+  const { size, number } = pageParams(req);
+  const { slug, direction } = projectPageParams(req);
+  const caller = callerOf(res);
+  const where = (alias: string) => {
+    const own = listWhere(alias, 'organization_id', caller, 1);
+    let next = own.values.length + 1;
+    const conditions = [...own.where, `"o1"."slug" = $${next++}`];
+    const values = [...own.values, slug];
+    if (!caller.admin) {
+      // The joined organization must be visible too: the same list again.
+      conditions.push(`${alias}."organization_id" in ${inList(next, caller.organizations.length)}`);
+      values.push(...caller.organizations);
+    }
+    return { text: `inner join "organization" as "o1" on ${alias}."organization_id" = "o1"."id" where ${conditions.join(' and ')}`, values };
+  };
+  const paged = where('"e0"');
+  const rows = await sql(
+    pool,
+    `select ${listOf('"e0"', PROJECT)} from "project" as "e0" ${paged.text} order by "e0"."name" ${direction}, "e0"."id" asc ${limitOffset(paged.values.length + 1, number)}`,
+    [...paged.values, ...limitValues(size, number)],
+  );
+  const counted = where('"c0"');
+  const count = await total(rows, number, size, () => sql(pool, `select count(*) as "count" from "project" as "c0" ${counted.text}`, counted.values));
+  const organizations = await embeddedOrganizations(caller, rows);
+  const content = rows.map((row) => ({ ...pick(row, PROJECT), organization: organizations.get(row.organizationId as string) ?? null, owner: null, status: null }));
+  res.json(page(content, count, number, size, true));
+});
+
+/** The organizations a page of projects embeds, in one prepared statement by id. */
+async function embeddedOrganizations(caller: Caller, projects: Row[]): Promise<Map<string, Row>> {
+  const ids = [...new Set(projects.map((p) => p.organizationId as string))];
+  if (ids.length === 0) return new Map();
+  const visible = caller.admin ? '' : ` and r0."id" = any($2::uuid[])`;
+  const rows = await sql(
+    pool,
+    `select ${listOf('r0', ORGANIZATION)} from "organization" r0 where r0."id" = any($1::uuid[]) and not r0."archived"${visible}`,
+    caller.admin ? [ids] : [ids, caller.organizations],
+  );
+  return new Map(rows.map((row) => [row.id as string, pick(row, ORGANIZATION)]));
+}
+
+/**
+ * The nested GraphQL read: the organizations page (and its count when the page is full), then one
+ * prepared statement per level for every parent at once, each joined laterally to its count and page.
+ */
+app.post('/graphql', async (req: Request, res: Response) => {
+  if (req.body?.query !== NESTED_QUERY) throw new HttpError(400, 'Bad Request', 'this baseline answers the benchmark query only');
+  const caller = callerOf(res);
+  const tenant = (alias: string, first: number) => (caller.admin ? { where: [], values: [] } : { where: [`${alias}."id" in ${inList(first, caller.organizations.length)}`], values: caller.organizations });
+  const paged = tenant('"e0"', 1);
+  const organizations = await sql(
+    pool,
+    `select "e0"."id" as "id", "e0"."name" as "name", "e0"."slug" as "slug" from "organization" as "e0" where ${[...paged.where, `"e0"."archived" = $${paged.values.length + 1}`].join(' and ')} order by "e0"."created_on" asc, "e0"."id" asc limit $${paged.values.length + 2}`,
+    [...paged.values, false, 10],
+  );
+  const counted = tenant('"c0"', 1);
+  const organizationTotal = await total(organizations, 0, 10, () =>
+    sql(pool, `select count(*) as "count" from "organization" as "c0" where ${[...counted.where, `"c0"."archived" = $${counted.values.length + 1}`].join(' and ')}`, [...counted.values, false]),
+  );
+  const projects = await childPages(caller, 'project', 'organization_id', 'organization_id', ['id', 'name', 'slug'], organizations);
+  const tasks = await childPages(caller, 'task', 'tenant_id', 'project_id', ['id', 'createdOn', 'title', 'priority'], [...projects.values()].flatMap((p) => p.rows));
+  res.json(nestedAnswer({ total: organizationTotal, rows: organizations }, projects, tasks, (t) => t.createdOn as Date));
+});
+
+/** One level of the nested read: for every parent its count and its first 10 children, as the server writes it. */
+async function childPages(
+  caller: Caller,
+  table: string,
+  tenantColumn: string,
+  parentColumn: string,
+  fields: string[],
+  parents: Row[],
+): Promise<Map<string, ChildPage>> {
+  const parentIds = parents.map((p) => p.id as string);
+  const counted = listWhere('"c0"', tenantColumn, caller, 2);
+  const paged = listWhere('"e0"', tenantColumn, caller, 2 + counted.values.length);
+  const limit = 2 + counted.values.length + paged.values.length;
+  const text =
+    `select parent.id as "__parent", counted.count as "__total", paged.* from unnest($1::uuid[]) as parent(id) ` +
+    `cross join lateral (select count(*) as "count" from "${table}" as "c0" where ${counted.where.join(' and ')} and "c0"."${parentColumn}" = "parent"."id") as counted ` +
+    `left join lateral (select ${listOf('"e0"', fields)} from "${table}" as "e0" where ${paged.where.join(' and ')} and "e0"."${parentColumn}" = "parent"."id" ` +
+    `order by "e0"."created_on" asc, "e0"."id" asc limit $${limit}) as paged on true`;
+  const rows = await sql(pool, text, [`{${parentIds.join(',')}}`, ...counted.values, ...paged.values, 10]);
+  return childPagesOf(parentIds, rows);
+}
+
+/** The server's locking read of a task in a write: every column, live, visible (the tenancy condition twice, as it writes it). */
+function lockText(caller: Caller): string {
+  const tenant = caller.admin ? '' : ` and r0."tenant_id" = any($2::uuid[]) and r0."tenant_id" = any($2::uuid[])`;
+  return `select r0.* from "task" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant} for update of r0`;
+}
+
+/** PUT: `begin`, the locking read, the update of the changed columns (sorted, with the next changeSequence), `commit`. */
+app.put('/api/tasks/:id', async (req: Request, res: Response) => {
+  const id = String(req.params.id);
+  const changes = taskChanges(req.body);
+  const caller = callerOf(res);
+  const answer = await transaction(async (client) => {
+    const [locked] = await sql(client, lockText(caller), caller.admin ? [id] : [id, caller.organizations]);
+    if (!locked) throw missing('Task', id, false);
+    const current = pick(locked, TASK, column);
+    if (changes.changeSequence !== undefined && changes.changeSequence !== current.changeSequence) {
+      throw new HttpError(409, 'Conflict', `changeSequence ${changes.changeSequence} is stale: the task is at ${String(current.changeSequence)}`);
+    }
+    const changed = (['priority', 'title'] as const).filter((field) => changes[field] !== undefined && changes[field] !== current[field]);
+    if (changed.length === 0) return current;
+    const next: Row = { changeSequence: (current.changeSequence as number) + 1, updatedOn: new Date() };
+    for (const field of changed) next[field] = changes[field];
+    const fields = Object.keys(next).sort((a, b) => column(a).localeCompare(column(b)));
+    await sql(client, `update "task" set ${fields.map((f, i) => `"${column(f)}" = $${i + 2}`).join(', ')} where "id" = $1`, [id, ...fields.map((f) => next[f])]);
+    return { ...current, ...next };
+  }, false);
+  res.json(answer);
+});
+
+/** A task's columns as the server inserts them, sorted by column name, for a new task of a project. */
+function newTask(projectId: string, title: string, priority: number, now: Date): Row {
+  return {
+    assigneeId: null, changeSequence: 0, completedDate: null, createdByActivityId: null, createdOn: now, deleteUserEmail: null, deleteUserId: null,
+    deleted: false, deletedDate: null, description: '', documentFamilyIds: [], dueDate: null, id: randomUUID(), locked: false, lockedAt: null,
+    lockedById: null, parentTaskId: null, priority, projectId, properties: {}, statusSlug: null, taskGroupId: null, templateId: null, title,
+    updatedOn: now, uuid: randomUUID(),
+  };
+}
+
+/** `insert into "table" ("a", "b") values ($1, $2)` of a row's fields, in the order given. */
+function insertText(table: string, fields: string[]): string {
+  return `insert into "${table}" (${fields.map((f) => `"${column(f)}"`).join(', ')}) values (${fields.map((_, i) => `$${i + 1}`).join(', ')})`;
+}
+
+/** A value as `pg` must bind it for a json or jsonb column (arrays would otherwise become PostgreSQL arrays). */
+const bound = (value: unknown) => (value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
+
+/**
+ * POST: in one transaction the project's check (live, the caller's), the task, its task_created event
+ * with the job that evaluates the project's triggers when it has one enabled; after the commit, its
+ * CREATED activity.
+ */
+app.post('/api/tasks', async (req: Request, res: Response) => {
+  const { projectId, title, priority } = taskBody(req.body);
+  const caller = callerOf(res);
+  const now = new Date();
+  const task = newTask(projectId, title, priority, now);
+  await transaction(async (client) => {
+    const tenant = caller.admin ? '' : ` and r0."organization_id" = any($2::uuid[])`;
+    const [project] = await sql(
+      client,
+      `select r0."id", r0."organization_id" as "__organization" from "project" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant}`,
+      caller.admin ? [projectId] : [projectId, caller.organizations],
+    );
+    if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
+    const fields = Object.keys(task);
+    await sql(client, insertText('task', fields), fields.map((f) => bound(task[f])));
+    const eventId = randomUUID();
+    await sql(
+      client,
+      `with inserted as (${insertText('platform_event', ['changeSequence', 'createdOn', 'dateTime', 'eventDetail', 'eventType', 'id', 'notified', 'organizationId', 'projectId', 'updatedOn', 'uuid'])}) ` +
+        `select 1 from graphile_worker.add_job($12::text, $13::json, max_attempts => $14::int) where exists (select 1 from "trigger" t where t.project_id = $15 and t.event_kind = $16 and t.enabled and t.id is distinct from $17::uuid)`,
+      [0, now, now, JSON.stringify({ taskId: task.id }), 'task_created', eventId, false, project.__organization, projectId, now, randomUUID(), 'evaluate-triggers', JSON.stringify({ eventId }), 10, projectId, 'task_created', null],
+    );
+  }, false);
+  await sql(
+    pool,
+    insertText('task_activity', ['actorId', 'actorType', 'changeSequence', 'createdOn', 'details', 'id', 'taskId', 'text', 'type', 'updatedOn', 'uuid']),
+    [caller.id, 'API_KEY', 0, now, '{}', randomUUID(), task.id, 'Task created', 'CREATED', now, randomUUID()],
+  );
+  res.status(201).location(`/api/tasks/${task.id as string}`).json(pick(task, TASK));
+});
+
+serve(app);
