@@ -18,7 +18,7 @@ import { indexHandler } from './http/index-route';
 import { eventLoopMonitor } from './http/event-loop-monitor';
 import { Metrics } from './http/metrics';
 import { requestId } from './http/request-id';
-import { labelRoute } from './http/route-label';
+import { labelRoute, trackRouteTemplates } from './http/route-label';
 import { rateLimit, RateLimits, type RateLimitSettings, type RateSubject } from './http/rate-limit';
 import { operations } from './model/operations';
 import { resources } from './model/registry';
@@ -27,7 +27,8 @@ import { accountCallbackRouter, accountRouter } from './rest/account-router';
 import { aiGatewayRouter } from './rest/ai-gateway-router';
 import { bridgeProxyRouter } from './rest/bridge-proxy-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
-import { operationRouter } from './rest/operation-router';
+import { ApiRoutes } from './rest/api-routes';
+import { operationRoutersBySegment } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
 import { listen } from './database/listener';
@@ -164,6 +165,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
   onlyExplicitValidators(app);
+  trackRouteTemplates(app);
 
   const unwatchEventLoop = eventLoopMonitor.watch(options.eventLoopStallLogMs ?? DEFAULT_EVENT_LOOP_STALL_LOG_MS, metrics.eventLoopStalled);
   app.use(requestId);
@@ -183,11 +185,11 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.get('/v3/api-docs', fixedJsonAnswer(openApi));
   // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
   app.use(idempotency(idempotentAnswers));
-  app.use(accountRouter());
-  app.use(bridgeProxyRouter());
-  app.use(aiGatewayRouter());
-  app.use(operationRouter(operations, resources));
-  for (const resource of resources) app.use(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
+  // REST under /api: a request walks only the routers of its first path segment (see ApiRoutes).
+  const api = new ApiRoutes().add(accountRouter()).add(bridgeProxyRouter()).add(aiGatewayRouter());
+  for (const router of operationRoutersBySegment(operations, resources)) api.add(router);
+  for (const resource of resources) api.mount(`/api/${expressPath(resource.path)}`, resourceRouter(resource));
+  app.use(api.handle);
   app.use('/graphql', labelRoute('/graphql'), ...graphql.handler);
   app.use(notFoundHandler);
   app.use(errorHandler);

@@ -37,8 +37,17 @@ interface KeyOwnerRow {
   [column: string]: unknown;
 }
 
+/** Most API keys whose SHA-256 is remembered; past it the map starts afresh. */
+const MAX_KEY_HASHES = 10_000;
+
 /** Resolves the caller of a request from an API key, Basic `email:apiKey`, or a bearer JWT. */
 export class Authenticator {
+  /**
+   * The digest of each API key that authenticated, so a repeat caller's key is not hashed again: the
+   * digest of a text never changes, and the lookup by digest (and its refusals) is unchanged.
+   */
+  private readonly keyHashes = new Map<string, string>();
+
   constructor(
     private readonly orm: MikroORM,
     private readonly services: Services,
@@ -47,7 +56,8 @@ export class Authenticator {
 
   /** Middleware: attaches the request's identity; never refuses (see `requireCaller`). */
   identify = async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
-    (req as Request & { identity: Identity }).identity = await this.resolve(req.headers, req.ip ?? req.socket.remoteAddress);
+    // The client address (req.ip parses X-Forwarded-For) is only read for a caller without a valid key or token.
+    (req as Request & { identity: Identity }).identity = await this.resolve(req.headers, () => req.ip ?? req.socket.remoteAddress);
     next();
   };
 
@@ -55,21 +65,20 @@ export class Authenticator {
    * What the credentials among `headers` prove, with a unit of work of its own: a request's headers, or
    * a WebSocket's connection parameters (the same names). `address` names an anonymous caller.
    */
-  async resolve(headers: IncomingHttpHeaders, address: string | undefined): Promise<Identity> {
-    const em = this.orm.em.fork() as EntityManager;
-    const anonymous = `ip:${address ?? 'unknown'}`;
+  async resolve(headers: IncomingHttpHeaders, address: string | undefined | (() => string | undefined)): Promise<Identity> {
+    const anonymous = () => `ip:${(typeof address === 'function' ? address() : address) ?? 'unknown'}`;
     const credentials = readCredentials(headers);
+    if (credentials.kind === 'none') return { rateKey: anonymous() };
+    if (credentials.kind === 'malformed') return { rateKey: anonymous(), refusal: credentials.reason };
+    // Only a request with credentials gets a unit of work here: forking one costs more than reading its key.
+    const em = this.orm.em.fork() as EntityManager;
     switch (credentials.kind) {
-      case 'none':
-        return { rateKey: anonymous };
-      case 'malformed':
-        return { rateKey: anonymous, refusal: credentials.reason };
       case 'apiKey':
       case 'basic': {
         const owner = await this.keyOwner(em, credentials.key);
-        if (typeof owner === 'string') return { rateKey: anonymous, refusal: owner };
+        if (typeof owner === 'string') return { rateKey: anonymous(), refusal: owner };
         if (credentials.kind === 'basic' && !sameText(owner.user.email, credentials.email)) {
-          return { rateKey: anonymous, refusal: 'the API key does not belong to that email' };
+          return { rateKey: anonymous(), refusal: 'the API key does not belong to that email' };
         }
         await recordUse(em, owner);
         return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, credentials.kind === 'basic' ? 'basic' : 'api-key', owner.tokenId) };
@@ -79,7 +88,7 @@ export class Authenticator {
         try {
           claims = await this.jwt.verify(credentials.token);
         } catch (error) {
-          return { rateKey: anonymous, refusal: (error as Error).message };
+          return { rateKey: anonymous(), refusal: (error as Error).message };
         }
         const find = () => findUserByClaims(em, claims);
         const user = claims.sub ? await this.services.accessCache.get(`subject:${claims.sub}`, find) : await find();
@@ -97,9 +106,14 @@ export class Authenticator {
 
   /** The active owner of a live API key (from the access cache, or one statement); a refusal reason otherwise. */
   private async keyOwner(em: EntityManager, key: string): Promise<KeyOwner | string> {
-    const hash = hashApiKey(key);
+    const hash = this.keyHashes.get(key) ?? hashApiKey(key);
     const owner = await this.services.accessCache.get(`key:${hash}`, () => findKeyOwner(em, hash), (found) => !refusalOf(found));
-    return owner ? (refusalOf(owner) ?? owner) : 'unknown API key';
+    const refusal = owner ? refusalOf(owner) : 'unknown API key';
+    if (refusal) return refusal;
+    // Only keys that authenticate are remembered: unknown ones cannot fill the map.
+    if (this.keyHashes.size >= MAX_KEY_HASHES) this.keyHashes.clear();
+    this.keyHashes.set(key, hash);
+    return owner!;
   }
 }
 

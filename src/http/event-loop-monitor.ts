@@ -1,4 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { logger } from './logger';
 import { requestIdOf } from './request-id';
@@ -7,12 +8,6 @@ import { requestIdOf } from './request-id';
 const SAMPLE_INTERVAL_MS = 50;
 /** Request ids named in one stall's log line at most. */
 const MAX_NAMED_REQUESTS = 10;
-
-interface InFlight {
-  method: string;
-  url: string;
-  startedAt: number;
-}
 
 /** One stall of the event loop: how long it lasted and the requests that were running when it began. */
 export interface Stall {
@@ -28,20 +23,28 @@ export interface Stall {
  * read after it and are left out).
  */
 class EventLoopMonitor {
-  private readonly inFlight = new Map<string, InFlight>();
+  /** The requests in flight and when each started (performance.now()); id, method and URL are read from them at a stall. */
+  private readonly inFlight = new Map<IncomingMessage, number>();
   private readonly listeners = new Set<(stall: Stall) => void>();
   private timer?: NodeJS.Timeout;
   private thresholdMs = Number.POSITIVE_INFINITY;
 
   /** Middleware: keeps the requests in flight (after `requestId`). */
   track = (req: Request, res: Response, next: NextFunction): void => {
-    const id = requestIdOf(req);
-    if (id !== undefined) {
-      this.inFlight.set(id, { method: req.method, url: req.originalUrl, startedAt: performance.now() });
-      res.once('close', () => this.inFlight.delete(id));
+    if (requestIdOf(req) !== undefined) {
+      this.inFlight.set(req, performance.now());
+      res.on('close', this.untrack);
     }
     next();
   };
+
+  /** A response's 'close' listener, one for all requests ('close' is emitted once per response). */
+  private readonly untrack = (() => {
+    const inFlight = this.inFlight;
+    return function (this: ServerResponse) {
+      inFlight.delete(this.req);
+    };
+  })();
 
   /** Starts sampling (once per process); the lowest threshold asked for wins. */
   watch(thresholdMs: number, onStall: (stall: Stall) => void): () => void {
@@ -71,10 +74,13 @@ class EventLoopMonitor {
   }
 
   private report(lagMs: number, stalledAt: number): void {
-    const running = [...this.inFlight].filter(([, request]) => request.startedAt <= stalledAt);
-    const stall = { lagMs: Math.round(lagMs), requestIds: running.slice(0, MAX_NAMED_REQUESTS).map(([id]) => id) };
+    const running = [...this.inFlight]
+      .filter(([, startedAt]) => startedAt <= stalledAt)
+      .slice(0, MAX_NAMED_REQUESTS)
+      .map(([req]) => ({ requestId: requestIdOf(req)!, method: req.method!, url: (req as Request).originalUrl }));
+    const stall = { lagMs: Math.round(lagMs), requestIds: running.map((r) => r.requestId) };
     logger.warn(
-      { lagMs: stall.lagMs, requestIds: stall.requestIds, requests: running.slice(0, MAX_NAMED_REQUESTS).map(([id, r]) => ({ requestId: id, method: r.method, url: r.url })) },
+      { lagMs: stall.lagMs, requestIds: stall.requestIds, requests: running },
       `event loop blocked for ${stall.lagMs} ms`,
     );
     for (const listener of this.listeners) listener(stall);

@@ -1,4 +1,4 @@
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { dirname, join } from 'node:path';
 
 /** Folder of an installed package, found through its package.json. */
@@ -246,13 +246,16 @@ const swaggerInitializer = `(function () {
 })();
 `;
 
+/** The paths of the explorers' routes, without regard to case as Express matches them. */
+const EXPLORER_PATHS = /^\/(graphql|swagger-ui)(\/|$)/i;
+
 /**
  * Browser pages that work without internet access, served from installed packages: GraphiQL when
  * /graphql is opened in a browser, and Swagger UI at /swagger-ui/ with a field for the API key above
  * it. Neither needs credentials to load; the calls they make do, with the key both keep in the
  * browser's local storage (API_KEY_STORAGE_KEY).
  */
-export function explorerRouter(): Router {
+export function explorerRouter(): RequestHandler {
   const router = Router();
   const assets: Record<string, string> = {
     'graphiql.min.css': join(packageDir('graphiql'), 'graphiql.min.css'),
@@ -277,5 +280,6 @@ export function explorerRouter(): Router {
     res.type('application/javascript').send(swaggerInitializer);
   });
   router.use('/swagger-ui', express.static(packageDir('swagger-ui-dist'), { index: 'index.html', maxAge: '1d' }));
-  return router;
+  // Every path above begins with /graphql or /swagger-ui: other requests skip the walk.
+  return (req, res, next) => (EXPLORER_PATHS.test(req.path) ? router(req, res, next) : next());
 }

@@ -20,7 +20,14 @@ export function currentRequestId(): string | undefined {
   return current.getStore()?.requestId;
 }
 
-/** The id given to a request by `requestId` (pino-http reads and declares the same property). */
+declare module 'http' {
+  interface IncomingMessage {
+    /** Set by `requestId`. */
+    id?: string;
+  }
+}
+
+/** The id given to a request by `requestId`. */
 export function requestIdOf(req: IncomingMessage): string | undefined {
   return typeof req.id === 'string' ? req.id : undefined;
 }
@@ -30,7 +37,8 @@ export function requestIdOf(req: IncomingMessage): string | undefined {
  * answer carries it in `X-Request-Id`, and the rest of the request runs with it as the current one.
  */
 export function requestId(req: Request, res: Response, next: NextFunction): void {
-  const sent = req.get(REQUEST_ID_HEADER);
+  // The header read directly: `req.get` lowercases the name and special-cases Referer on every call.
+  const sent = req.headers['x-request-id'];
   const id = isWellFormedRequestId(sent) ? sent : randomUUID();
   req.id = id;
   res.setHeader(REQUEST_ID_HEADER, id);

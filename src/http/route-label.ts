@@ -1,26 +1,33 @@
-import type { NextFunction, Request, Response } from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
 
 /** The `route` label of a request that reached no route (refused before routing, or no route matches). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-const templates = new WeakMap<Request, string>();
+const TEMPLATE = Symbol('routeTemplate');
+const ROUTE = Symbol('route');
+type Labelled = Request & { [TEMPLATE]?: string; [ROUTE]?: unknown };
+
+/** Per route: the last mount path it was dispatched under and the template that made (mount paths rarely vary). */
+const lastTemplate = new WeakMap<object, { base: string; template: string }>();
 
 /**
- * Remembers the template (`/api/tasks/:id`, never the path itself) of each route the request is
- * dispatched to. Express's router sets `req.route` when a route takes the request, while `req.baseUrl`
- * still holds the mount path of its router; an error answered later by the application's error handler
- * has lost that mount path, so it is read at that moment.
+ * Remembers, for every request of `app`, the template (`/api/tasks/:id`, never the path itself) of each
+ * route the request is dispatched to. Express's router sets `req.route` when a route takes the request,
+ * while `req.baseUrl` still holds the mount path of its router; an error answered later by the
+ * application's error handler has lost that mount path, so it is read at that moment. The accessor is
+ * installed once on the application's request prototype rather than on every request.
  */
-export function trackRouteTemplate(req: Request): void {
-  let route: unknown;
-  Object.defineProperty(req, 'route', {
+export function trackRouteTemplates(app: Express): void {
+  Object.defineProperty(app.request, 'route', {
     configurable: true,
     enumerable: true,
-    get: () => route,
-    set: (value: unknown) => {
-      route = value;
-      const path = routePath(value);
-      if (path !== undefined) templates.set(req, joinPaths(req.baseUrl, path));
+    get(this: Labelled) {
+      return this[ROUTE];
+    },
+    set(this: Labelled, value: unknown) {
+      this[ROUTE] = value;
+      const template = templateOf(value, this.baseUrl);
+      if (template !== undefined) this[TEMPLATE] = template;
     },
   });
 }
@@ -28,19 +35,25 @@ export function trackRouteTemplate(req: Request): void {
 /** Middleware naming the template of the handlers mounted after it (for mounts that are not routes: GraphQL, static files). */
 export function labelRoute(template: string) {
   return (req: Request, _res: Response, next: NextFunction): void => {
-    templates.set(req, template);
+    (req as Labelled)[TEMPLATE] = template;
     next();
   };
 }
 
 /** The request's route template, or UNMATCHED_ROUTE. */
 export function routeTemplateOf(req: Request): string {
-  return templates.get(req) ?? UNMATCHED_ROUTE;
+  return (req as Labelled)[TEMPLATE] ?? UNMATCHED_ROUTE;
 }
 
-function routePath(route: unknown): string | undefined {
-  const path = typeof route === 'object' && route !== null ? (route as { path?: unknown }).path : undefined;
-  return typeof path === 'string' ? path : undefined;
+function templateOf(route: unknown, base: string): string | undefined {
+  if (typeof route !== 'object' || route === null) return undefined;
+  const cached = lastTemplate.get(route);
+  if (cached?.base === base) return cached.template;
+  const path = (route as { path?: unknown }).path;
+  if (typeof path !== 'string') return undefined;
+  const template = joinPaths(base, path);
+  lastTemplate.set(route, { base, template });
+  return template;
 }
 
 function joinPaths(base: string, path: string): string {

@@ -50,6 +50,16 @@ export function operationRouter(operations: readonly DomainOperation[], resource
   return router;
 }
 
+/** One `operationRouter` per first segment of the operations' paths (`tasks`, `document-families`), for ApiRoutes. */
+export function operationRoutersBySegment(operations: readonly DomainOperation[], resources: readonly Resource[]): Router[] {
+  const bySegment = new Map<string, DomainOperation[]>();
+  for (const operation of operations) {
+    const segment = operation.path.split('/')[0].toLowerCase();
+    bySegment.set(segment, [...(bySegment.get(segment) ?? []), operation]);
+  }
+  return [...bySegment.values()].map((group) => operationRouter(group, resources));
+}
+
 /** Whether the request asks for the operation's plain-text rendering (`?format=text`); another format than json or text is 400. */
 function wantsText(operation: DomainOperation, req: Request): boolean {
   const format = req.query.format;
