@@ -11,7 +11,7 @@ import { EmbeddedDatabaseInUse } from './database/embedded-postgres';
 import { openDatabase } from './database/orm';
 import { loadDemoAtStart } from './demo/demo-data';
 import { GracefulClose } from './http/graceful-close';
-import { logger } from './http/logger';
+import { logger } from './logging/logger';
 import { within } from './model/deadline';
 import type { MikroORM } from '@mikro-orm/core';
 

@@ -6,7 +6,7 @@ import { OpenAiUpstream, type ReceivedCompletion } from './support/openai-upstre
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * The AI gateway (BEHAVIOURS.md "AI gateway and chat transcripts") against a real OpenAI-compatible
+ * The AI gateway (docs/ai-gateway.md) against a real OpenAI-compatible
  * provider on 127.0.0.1 (test/support/openai-upstream.ts): capability refusals before any call, the
  * model name mapping, the reasoning rule, one error taxonomy for whole and streamed answers, streaming
  * as it arrives, abort on disconnect, and the provider key in no answer and no log line.
@@ -14,8 +14,8 @@ import { startServer, unique, type TestServer } from './support/server';
 
 /** Every line the server logs while this suite runs (the real logger's configuration, written here). */
 const logged = vi.hoisted(() => ({ lines: [] as string[] }));
-vi.mock('../src/http/logger', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/http/logger')>();
+vi.mock('../src/logging/logger', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/logging/logger')>();
   return { ...actual, logger: actual.createLogger({ write: (line: string) => void logged.lines.push(line) }, 'trace') };
 });
 

@@ -7,13 +7,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { readAnalyticsEmbedConfig, type AnalyticsEmbedOptions } from '../src/config/analytics-embed';
 import { loadConfig } from '../src/config/config';
 import { loadConfigFile } from '../src/config/config-file';
-import { logger } from '../src/http/logger';
+import { logger } from '../src/logging/logger';
 import { callersOf, type Caller } from './support/callers';
 import { createOrganization } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * Analytics embed tokens (BEHAVIOURS.md "Analytics embed token"): the `analyticsEmbed` block of
+ * Analytics embed tokens (docs/operations.md): the `analyticsEmbed` block of
  * CONFIG_FILE, the RS256 tokens of POST /api/analytics/embed-token and mintAnalyticsEmbedToken.
  */
 

@@ -6,7 +6,7 @@ import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * GET /api/channels/{id}/transcript (BEHAVIOURS.md "AI gateway and chat transcripts"): the most recent
+ * GET /api/channels/{id}/transcript (docs/ai-gateway.md): the most recent
  * 50 messages, oldest first, `truncated` when older ones exist, `?format=text` as `ROLE: content`
  * lines, and the chat visibility rules: whoever may not see the channel gets what GET /api/channels/{id}
  * gives them.

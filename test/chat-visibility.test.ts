@@ -6,7 +6,7 @@ import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * Chats (BEHAVIOURS.md "Chats"): a channel's owner always sees it; on a task channel platform
+ * Chats (docs/operations.md): a channel's owner always sees it; on a task channel platform
  * administrators see every user's channels; on a workspace channel each user, administrators
  * included, sees only their own; messages follow their channel. A channel of neither (a project's)
  * is seen as any row of its organization. The rule is the channels' `privacy` declaration, applied by

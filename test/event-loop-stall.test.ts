@@ -10,8 +10,8 @@ import { Upstream } from './support/upstream';
  */
 
 const logged = vi.hoisted(() => ({ lines: [] as string[] }));
-vi.mock('../src/http/logger', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/http/logger')>();
+vi.mock('../src/logging/logger', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/logging/logger')>();
   return { ...actual, logger: actual.createLogger({ write: (line: string) => void logged.lines.push(line) }, 'info') };
 });
 

@@ -13,8 +13,8 @@ import { startServer, unique, type Answer, type TestServer } from './support/ser
 
 /** Every line the servers of this file log (the real logger's configuration, written here). */
 const logged = vi.hoisted(() => ({ lines: [] as string[] }));
-vi.mock('../src/http/logger', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/http/logger')>();
+vi.mock('../src/logging/logger', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/logging/logger')>();
   return { ...actual, logger: actual.createLogger({ write: (line: string) => void logged.lines.push(line) }, 'trace') };
 });
 

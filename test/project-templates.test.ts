@@ -6,7 +6,7 @@ import { startServer, unique, type TestServer } from './support/server';
 import { tenantKeyViolations } from './support/tenant-keys';
 
 /**
- * Project templates (BEHAVIOURS.md "Project templates"): applied by POST /api/projects with
+ * Project templates (docs/automation.md): applied by POST /api/projects with
  * `projectTemplateRef` in the create's transaction, and re-applied by POST /api/projects/{id}/apply-template
  * (and the GraphQL mutation applyProjectTemplate).
  */

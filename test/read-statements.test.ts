@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ReadPool } from '../src/database/read-pool';
-import { resources } from '../src/model/registry';
+import { resources } from '../src/catalog/registry';
 import { collectionPath } from '../src/model/resource';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createRecord, createUser, parentIdOf } from './support/resource-bodies';

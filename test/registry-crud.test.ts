@@ -1,14 +1,14 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionPath, type Resource } from '../src/model/resource';
-import { resources } from '../src/model/registry';
+import { resources } from '../src/catalog/registry';
 import { createOrganization } from './support/fixtures';
 import { buildCreateBody, buildUpdateBody, createRecord, createUser } from './support/resource-bodies';
 import { startServer, unique, type Answer, type TestServer } from './support/server';
 
 /**
  * One generic CRUD round trip per registered resource, on REST and on GraphQL, driven by the registry
- * alone: a resource added to src/model/registry.ts is covered here without new test code.
+ * alone: a resource added to src/catalog/registry.ts is covered here without new test code.
  */
 
 let server: TestServer;

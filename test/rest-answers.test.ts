@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { STATUS_CODES } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionPath, type Resource } from '../src/model/resource';
-import { resources } from '../src/model/registry';
+import { resources } from '../src/catalog/registry';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { buildCreateBody, buildUpdateBody, createUser, parentIdOf } from './support/resource-bodies';
 import { startServer, unique, type Answer, type TestServer } from './support/server';

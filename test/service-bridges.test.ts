@@ -15,8 +15,8 @@ import { rawRequest, Upstream } from './support/upstream';
 
 /** Every line the server logs while this suite runs (the real logger's configuration, written here). */
 const logged = vi.hoisted(() => ({ lines: [] as string[] }));
-vi.mock('../src/http/logger', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('../src/http/logger')>();
+vi.mock('../src/logging/logger', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../src/logging/logger')>();
   return { ...actual, logger: actual.createLogger({ write: (line: string) => void logged.lines.push(line) }, 'trace') };
 });
 

@@ -5,7 +5,7 @@ import { createOrganization, createProject, createTask } from './support/fixture
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * Task groups (BEHAVIOURS.md "Task groups and their history"): the memberTask filter, the task's
+ * Task groups (docs/operations.md): the memberTask filter, the task's
  * taskGroupId reference, and the history written with every create, update and delete, on both faces.
  */
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Organization } from '../src/entities';
 import type { FieldMeta } from '../src/model/fields';
 import type { Resource } from '../src/model/resource';
-import { resources } from '../src/model/registry';
+import { resources } from '../src/catalog/registry';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import {
   buildCreateBody,

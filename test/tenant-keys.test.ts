@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { resources } from '../src/model/registry';
+import { resources } from '../src/catalog/registry';
 import { tenantKeyOf } from '../src/model/tenant-keys';
 import { createRecord } from './support/resource-bodies';
 import { createOrganization, createProject, createTask } from './support/fixtures';

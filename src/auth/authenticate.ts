@@ -1,3 +1,4 @@
+import { findUserByClaims } from '../services/accounts';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
@@ -7,7 +8,7 @@ import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
 import { ForbiddenError, UnauthenticatedError } from '../errors/api-error';
 import { RequestContext, type Actor, type Credential } from '../services/context';
 import type { Services } from '../services/services';
-import { hashApiKey } from './api-keys';
+import { hashApiKey } from '../services/api-keys';
 import { readCredentials } from './credentials';
 import type { JWTPayload, JwtVerifier } from './jwt';
 
@@ -41,6 +42,11 @@ interface KeyOwnerRow {
 const MAX_KEY_HASHES = 10_000;
 
 /** Resolves the caller of a request from an API key, Basic `email:apiKey`, or a bearer JWT. */
+/** The request's context, attached by authentication (routes below `requireCaller` always have one). */
+export function contextOf(req: Request): RequestContext {
+  return identityOf(req).context!;
+}
+
 export class Authenticator {
   /**
    * The digest of each API key that authenticated, so a repeat caller's key is not hashed again: the
@@ -155,20 +161,6 @@ async function recordUse(em: EntityManager, owner: KeyOwner): Promise<void> {
   if (owner.lastUsedAt && Date.now() - owner.lastUsedAt.getTime() <= LAST_USED_RESOLUTION_MS) return;
   owner.lastUsedAt = new Date();
   await em.getConnection().execute('update access_token set last_used_at = now() where id = ?', [owner.tokenId]);
-}
-
-/**
- * The user a token names: by `sub` first; otherwise by its email claim, but only when the identity
- * provider vouches for the email (`email_verified: true`) and that user is not bound to another subject.
- */
-export async function findUserByClaims(em: EntityManager, claims: JWTPayload): Promise<PlatformUser | null> {
-  if (claims.sub) {
-    const bySubject = await em.findOne(PlatformUser, { authSubject: claims.sub });
-    if (bySubject) return bySubject;
-  }
-  const email = typeof claims.email === 'string' ? claims.email.trim().toLowerCase() : undefined;
-  if (!email || claims.email_verified !== true) return null;
-  return em.findOne(PlatformUser, { email, authSubject: null });
 }
 
 function sameText(a: string, b: string): boolean {

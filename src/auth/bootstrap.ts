@@ -2,11 +2,11 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AccessToken } from '../entities/access-token';
 import { PLATFORM_ADMIN, PlatformUser } from '../entities/platform-user';
-import { logger } from '../http/logger';
-import { resources } from '../model/registry';
+import { logger } from '../logging/logger';
+import { resources } from '../catalog/registry';
 import { RequestContext } from '../services/context';
 import { Services } from '../services/services';
-import { generateApiKey, hashApiKey, keyPrefix } from './api-keys';
+import { generateApiKey, hashApiKey, keyPrefix } from '../services/api-keys';
 
 export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
 

@@ -1,6 +1,6 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { UnauthenticatedError } from '../errors/api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 /** jose is an ES module; this project compiles to CommonJS, so it is loaded with import(). */
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { within } from '../model/deadline';
 import { projectRoot } from './project-root';
 

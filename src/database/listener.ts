@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 const RETRY_MS = 1_000;
 

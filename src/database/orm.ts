@@ -3,14 +3,14 @@ import { Migrator } from '@mikro-orm/migrations';
 import { defineConfig, PostgreSqlDriver, type Options } from '@mikro-orm/postgresql';
 import { join } from 'node:path';
 import pg from 'pg';
-import { resources } from '../model/registry';
+import { resources } from '../catalog/registry';
 import { IdempotencyKey } from '../entities/idempotency-key';
 import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
 import { liveIndexes } from './tenant-key-sql';
 import { declareTenantKeys } from '../model/tenant-keys';
 import { CountingLogger } from './query-counter';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
 export function ormOptions(clientUrl: string): Options {

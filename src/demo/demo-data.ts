@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { BOOTSTRAP_ADMIN_EMAIL } from '../auth/bootstrap';
 import type { PlatformUser } from '../entities/platform-user';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { RequestContext, type Actor } from '../services/context';
 import { setDocumentStatus } from '../services/document-families';
 import type { Services } from '../services/services';

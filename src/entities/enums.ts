@@ -1,6 +1,6 @@
 import { defineEnum } from '../model/enums';
 
-/** The named enumerations of the specification, with exactly its values (BEHAVIOURS.md "Enumerations"). */
+/** The named enumerations of the specification, with exactly its values (docs/operations.md). */
 export const TaskStatusType = defineEnum('TaskStatusType', ['OPEN', 'IN_PROGRESS', 'DONE', 'BLOCKED', 'PENDING']);
 export type TaskStatusType = (typeof TaskStatusType.values)[number];
 

@@ -5,7 +5,7 @@ import { BaseEntity } from './base';
 import { Organization } from './organization';
 import { Project } from './project';
 
-/** The domain events the server records (BEHAVIOURS.md "Platform events"); triggers listen to them. */
+/** The domain events the server records (docs/operations.md); triggers listen to them. */
 export type EventType =
   | 'task_created'
   | 'task_status_changed'

@@ -4,7 +4,7 @@ import {
   UniqueConstraintViolationException,
 } from '@mikro-orm/core';
 import { ApiError, BadRequestError, ConflictError, InternalError, ServiceUnavailableError } from './api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 /** SQLSTATE query_canceled: PostgreSQL cancelled the statement, which ran past the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS). */
 const QUERY_CANCELED = '57014';

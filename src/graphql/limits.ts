@@ -13,7 +13,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import type { GraphqlContext } from './context';
 import { LimitRefusal } from './errors';
 

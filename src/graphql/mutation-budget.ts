@@ -18,7 +18,7 @@ import {
 } from 'graphql';
 import { DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS } from '../config/config';
 import { rateLimitedError, rateLimitHeaders, type RateDecision } from '../http/rate-limit';
-import { contextOf } from '../rest/resource-router';
+import { contextOf } from '../auth/authenticate';
 import type { RequestContext } from '../services/context';
 import type { GraphqlContext } from './context';
 import { LimitRefusal } from './errors';

@@ -1,6 +1,6 @@
 import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
-import { operations } from '../model/operations';
+import { operations } from '../catalog/operations';
 import type { Resource } from '../model/resource';
 import { AccountResolver } from './account-resolver';
 import { AiGatewayResolver } from './ai-gateway-resolver';

@@ -3,7 +3,7 @@ import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginLandingPageDi
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type RequestHandler } from 'express';
 import type { Resource } from '../model/resource';
-import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../rest/json-body';
+import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../http/request-body';
 import type { GraphqlContext } from './context';
 import { formatGraphqlError } from './errors';
 import { jitGateway } from './jit-executor';

@@ -6,8 +6,8 @@ import { PlatformEvent } from '../entities/platform-event';
 import { Project } from '../entities/project';
 import { Task } from '../entities/task';
 import { BadRequestError } from '../errors/api-error';
-import { changeKeys } from '../live/change-feed';
-import { liveOf, type LiveContext } from '../live/live-connection';
+import { changeKeys } from './live/change-feed';
+import { liveOf, type LiveContext } from './live/live-connection';
 import { isUuid } from '../model/uuid';
 import type { GraphqlContext } from './context';
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 import { requestIdOf } from './request-id';
 
 /** Probes that would fill the log: answered, never logged. */

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 import { requestIdOf } from './request-id';
 
 /** How often the loop is sampled: a stall shows as a timer that fires this much later than due. */

@@ -4,7 +4,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { PoolUsage } from '../database/pool-usage';
 import type { Stall } from './event-loop-monitor';
 import type { JobCounts } from '../jobs/job-queue';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 import { routeTemplateOf } from './route-label';
 
 /** What the gauges read at scrape time. */

@@ -4,7 +4,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import { DEFAULT_RATE_LIMIT_USER_PER_MINUTE } from '../config/config';
 import { RateLimitedError } from '../errors/api-error';
 import { within } from '../model/deadline';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 
 export interface RateLimitSettings {
   perMinute: number;

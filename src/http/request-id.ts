@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
+import { runAsRequest } from '../logging/request-scope';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
@@ -10,14 +10,6 @@ const WELL_FORMED = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function isWellFormedRequestId(value: unknown): value is string {
   return typeof value === 'string' && WELL_FORMED.test(value);
-}
-
-/** The request being answered, for everything that runs on its behalf (log lines above all). */
-const current = new AsyncLocalStorage<{ requestId: string }>();
-
-/** The id of the request whose work is running, if any. */
-export function currentRequestId(): string | undefined {
-  return current.getStore()?.requestId;
 }
 
 declare module 'http' {
@@ -42,5 +34,5 @@ export function requestId(req: Request, res: Response, next: NextFunction): void
   const id = isWellFormedRequestId(sent) ? sent : randomUUID();
   req.id = id;
   res.setHeader(REQUEST_ID_HEADER, id);
-  current.run({ requestId: id }, next);
+  runAsRequest(id, next);
 }

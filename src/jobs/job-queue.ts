@@ -5,7 +5,7 @@ import pg from 'pg';
 import { runOnConnection } from '../database/prepared-in-transaction';
 import { within } from '../model/deadline';
 import { shiftParameters, type FollowingStatement } from '../database/row-writes';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 /**
  * The background job queue: graphile-worker on the application's own PostgreSQL. A job is a row added

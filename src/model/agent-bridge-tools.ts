@@ -3,7 +3,7 @@ import { JSONScalar } from './scalars';
 
 /**
  * The answers of the agent session tools `list_service_bridges` and `call_service_bridge`
- * (BEHAVIOURS.md "Service bridges and secrets"), declared once: these classes are the GraphQL types,
+ * (docs/integrations.md), declared once: these classes are the GraphQL types,
  * and the OpenAPI components of the same names are read from them.
  */
 

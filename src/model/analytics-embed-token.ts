@@ -2,7 +2,7 @@ import { Field, ObjectType } from 'type-graphql';
 import { DateTimeScalar } from './scalars';
 
 /**
- * The answer of `mintAnalyticsEmbedToken` (BEHAVIOURS.md "Analytics embed token"), declared once: this
+ * The answer of `mintAnalyticsEmbedToken` (docs/operations.md), declared once: this
  * class is the GraphQL type, and the OpenAPI component of the same name is read from it.
  */
 @ObjectType('AnalyticsEmbedToken', { description: 'A short-lived RS256 JWT for the analytics service, and what it grants' })

@@ -1,7 +1,7 @@
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 /**
- * The answer of `batchUpdate` (BEHAVIOURS.md "Batch update"), declared once: these classes are the
+ * The answer of `batchUpdate` (docs/operations.md), declared once: these classes are the
  * GraphQL types, and the OpenAPI components of the same names are read from them (openapi/object-type-schema.ts).
  */
 

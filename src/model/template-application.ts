@@ -1,7 +1,7 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 
 /**
- * The answer of `applyProjectTemplate` (BEHAVIOURS.md "Project templates"), declared once: these
+ * The answer of `applyProjectTemplate` (docs/automation.md), declared once: these
  * classes are the GraphQL types, and the OpenAPI components of the same names are read from them.
  */
 

@@ -2,7 +2,7 @@ import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
 import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
-import { openApiOperationIds, operations } from '../model/operations';
+import { openApiOperationIds, operations } from '../catalog/operations';
 import type { Resource } from '../model/resource';
 import { withRules } from '../services/rules';
 import { entitySchema, requestSchema } from './field-schemas';

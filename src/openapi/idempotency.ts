@@ -1,16 +1,16 @@
-import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../http/idempotency';
+import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../rest/idempotency';
 import { IDEMPOTENCY_TTL_HOURS } from '../services/idempotency';
 
 type Node = Record<string, any>;
 
-/** POSTs that do not take the header: the account callback runs before the caller is known (http/idempotency.ts is mounted after). */
+/** POSTs that do not take the header: the account callback runs before the caller is known (rest/idempotency.ts is mounted after). */
 const WITHOUT_KEYS = new Set(['/api/account/callback']);
 
 const PARAMETER = { $ref: `#/components/parameters/${IDEMPOTENCY_KEY_HEADER}` };
 const REPLAYED = { $ref: `#/components/headers/${REPLAYED_HEADER}` };
 
 /**
- * Declares the Idempotency-Key header (http/idempotency.ts) once for every POST under /api: the
+ * Declares the Idempotency-Key header (rest/idempotency.ts) once for every POST under /api: the
  * parameter, the 409 and 422 answers, and `Idempotent-Replayed` on the answers it may replay.
  */
 export function withIdempotencyKeys<T extends Node>(document: T): T {

@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { identityOf, requireCaller } from '../auth/authenticate';
-import { resources } from '../model/registry';
+import { resources } from '../catalog/registry';
 import { signInFromClaims } from '../services/accounts';
 import { RequestContext } from '../services/context';
 import type { Services } from '../services/services';

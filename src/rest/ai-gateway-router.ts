@@ -4,7 +4,7 @@ import { normalizeError } from '../errors/normalize-error';
 import { chatCompletion } from '../services/ai-gateway';
 import { EventStreamAnswer } from './event-stream-answer';
 import { readJsonBody } from './json-body';
-import { contextOf } from './resource-router';
+import { contextOf } from '../auth/authenticate';
 
 export const CHAT_COMPLETIONS_PATH = '/api/ai/chat/completions';
 

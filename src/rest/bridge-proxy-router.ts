@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { callBridgeEndpoint } from '../services/service-bridges';
 import { readJsonBody } from './json-body';
-import { contextOf } from './resource-router';
+import { contextOf } from '../auth/authenticate';
 
 /** The service bridge proxy's paths: the endpoint by name, or the sole endpoint of a single-endpoint bridge. */
 export const BRIDGE_PROXY_PATH = '/api/service-bridges/:id/proxy{/:endpointName}';

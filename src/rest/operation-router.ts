@@ -8,7 +8,8 @@ import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 import { pageNotModified } from './validators';
-import { contextOf, expressPath, queryListParams } from './resource-router';
+import { contextOf } from '../auth/authenticate';
+import { expressPath, queryListParams } from './resource-router';
 
 /**
  * The REST routes of the domain operations: parse, run the operation's service method, shape the answer.

@@ -1,18 +1,12 @@
 import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
-import { identityOf } from '../auth/authenticate';
-import type { RequestContext } from '../services/context';
+import { contextOf } from '../auth/authenticate';
 import type { ListParams } from '../services/resource-service';
 import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 import { ifMatchOf, pageNotModified, rowNotModified, tagRow } from './validators';
-
-/** The request's context, attached by authentication (routes below `requireCaller` always have one). */
-export function contextOf(req: Request): RequestContext {
-  return identityOf(req).context!;
-}
 
 /** `organizations/{orgId}/secrets` as Express writes it: `organizations/:orgId/secrets`. */
 export function expressPath(path: string): string {

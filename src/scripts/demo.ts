@@ -9,7 +9,7 @@ import { isAlive } from '../database/embedded-postgres';
 import { openDatabase } from '../database/orm';
 import { demoSummaryText, loadDemo, waitForDemoActivities } from '../demo/demo-data';
 import { JobWorker, migrateJobQueue } from '../jobs/job-queue';
-import { resources } from '../model/registry';
+import { resources } from '../catalog/registry';
 import { automationJobs } from '../services/automation-jobs';
 import { DataLake } from '../services/data-lake';
 import { Services } from '../services/services';

@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from '../database/project-root';
 import { buildGraphqlSchema } from '../graphql/schema';
-import { resources } from '../model/registry';
+import { resources } from '../catalog/registry';
 import { buildOpenApiDocument } from '../openapi/document';
 
 /** Writes schema/schema.graphql and schema/openapi.json; with --check, only reports whether they are stale. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../database/orm';
 import { projectRoot } from '../database/project-root';
 import { pendingTenantKeys, tenantKeySql, type TableOf } from '../database/tenant-key-sql';
-import { resources } from '../model/registry';
+import { resources } from '../catalog/registry';
 
 /**
  * `create`: generate a migration from the difference between the entities and the migrated schema.

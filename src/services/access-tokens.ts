@@ -1,4 +1,4 @@
-import { generateApiKey, hashApiKey, keyPrefix } from '../auth/api-keys';
+import { generateApiKey, hashApiKey, keyPrefix } from './api-keys';
 import type { AccessToken } from '../entities/access-token';
 import { BadRequestError, ConflictError, ForbiddenError } from '../errors/api-error';
 import type { RequestContext } from './context';

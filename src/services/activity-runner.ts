@@ -1,6 +1,6 @@
 import { Activity, ActivityPlan, Project } from '../entities';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError } from '../errors/api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { isUuid } from '../model/uuid';
 import type { RequestContext } from './context';
 import { ExpressionEvaluationError, ExpressionSyntaxError } from './expressions';

@@ -6,7 +6,7 @@ import { EventStreamReader, type ServerSentEvent } from '../egress/event-stream-
 import { redactSecrets, redactText } from '../egress/redact';
 import { callUpstream, discardUpstreamBody, readUpstreamBody, UpstreamExchange, type UpstreamRequest } from '../egress/upstream-call';
 import { ApiError, BadGatewayError, BadRequestError, ServiceUnavailableError } from '../errors/api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { capabilitiesUsed, parseChatRequest, type Capability, type ChatRequest, type JsonObject } from './chat-request';
 import type { RequestContext } from './context';
 import { isPlainObject } from './input';
@@ -40,7 +40,7 @@ const SUPPORTS: Record<Capability, (model: ModelCatalogEntry) => boolean> = {
 };
 
 /**
- * A chat completion (BEHAVIOURS.md "AI gateway"), for REST and GraphQL alike. Every check comes before
+ * A chat completion (docs/ai-gateway.md), for REST and GraphQL alike. Every check comes before
  * the upstream is called: the body, the model (unknown or disabled: 400), its capabilities (400
  * `model <name> does not support tools|images|documents`), its provider (not configured, or its key
  * variable unset: 503). The upstream gets the model's `upstreamModel`; the answer names the catalogue

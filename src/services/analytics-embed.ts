@@ -1,6 +1,6 @@
 import { MAX_EMBED_TOKEN_TTL_SECONDS, type AnalyticsEmbedOptions, type EnabledAnalyticsEmbedConfig } from '../config/analytics-embed';
 import { BadRequestError, ForbiddenError, ServiceUnavailableError } from '../errors/api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { AnalyticsEmbedToken } from '../model/analytics-embed-token';
 import type { RequestContext } from './context';
 import { memberships } from './tenancy';

@@ -9,7 +9,7 @@ import type { ResourceService } from './resource-service';
 import { memberships } from './tenancy';
 
 /**
- * POST /api/batch-update (BEHAVIOURS.md "Batch update"): each operation is the single
+ * POST /api/batch-update (docs/operations.md): each operation is the single
  * PUT /api/content-objects/{id}, run by the same service method in a transaction of its own, so one
  * failure never undoes another; its result says what that PUT would have answered.
  */

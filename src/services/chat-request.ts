@@ -3,7 +3,7 @@ import { isPlainObject } from './input';
 
 export type JsonObject = Record<string, unknown>;
 
-/** A chat completion as asked for (BEHAVIOURS.md "AI gateway"), checked. */
+/** A chat completion as asked for (docs/ai-gateway.md), checked. */
 export interface ChatRequest {
   /** The catalogue name of the model. */
   model: string;

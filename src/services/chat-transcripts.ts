@@ -1,11 +1,10 @@
 import { Channel } from '../entities/channel';
 import { Message } from '../entities/message';
-import { TRANSCRIPT_MESSAGES, type ChannelTranscript } from '../model/channel-transcript';
+import { TRANSCRIPT_MESSAGES, type ChannelTranscript } from '../catalog/channel-transcript';
 import type { RequestContext } from './context';
 
 /**
- * The most recent messages of a channel, oldest first (BEHAVIOURS.md "AI gateway and chat
- * transcripts"): the channel read as GET /api/channels/{id} reads it (403 and 404 alike), its messages
+ * The most recent messages of a channel, oldest first (docs/ai-gateway.md): the channel read as GET /api/channels/{id} reads it (403 and 404 alike), its messages
  * listed as GET /api/messages lists them (their channel's visibility), newest first and then turned.
  */
 export async function getChannelTranscript(ctx: RequestContext, id: string): Promise<ChannelTranscript> {

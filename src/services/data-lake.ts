@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 /**
  * Records for analytics, written as JSON files under DATA_LAKE_DIR once the change they describe has

@@ -7,7 +7,7 @@ import { recordEvent } from './platform-events';
 import type { ResourceService } from './resource-service';
 
 /**
- * Document families beyond storage (BEHAVIOURS.md "Document families"): their status set and cleared
+ * Document families beyond storage (docs/operations.md): their status set and cleared
  * on its own path, lock and unlock, and the `document_locked` event a lock leaves behind.
  */
 

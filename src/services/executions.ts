@@ -5,7 +5,7 @@ import { ConflictError } from '../errors/api-error';
 import type { RequestContext } from './context';
 import type { ResourceRules } from './resource-rules';
 
-/** Executions beyond storage (BEHAVIOURS.md "Executions"): cancel, and creates made idempotent by a key. */
+/** Executions beyond storage (docs/operations.md): cancel, and creates made idempotent by a key. */
 
 /** The states an execution can still leave; the others are final. */
 const UNFINISHED = ['PENDING', 'RUNNING'];

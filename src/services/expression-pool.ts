@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
 import { DEFAULT_EXPRESSION_TIMEOUT_MS } from '../config/config';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { ExpressionEvaluationError } from './expressions';
 
 /**

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TaskList } from 'graphile-worker' with { 'resolution-mode': 'import' };
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 
 /** How long the first answer to a key is kept and replayed, counted from when its request began. */
 export const IDEMPOTENCY_TTL_HOURS = 24;

@@ -10,7 +10,7 @@ import { checkValue, isPlainObject } from './input';
 import type { ResourceRules } from './resource-rules';
 
 /**
- * Linked deltas (BEHAVIOURS.md "Linked deltas"): creating one applies its operations to its family's data
+ * Linked deltas (docs/operations.md): creating one applies its operations to its family's data
  * objects, in order, in the create's transaction. An operation naming a data object the family does not
  * have (also one deleted earlier in the delta) is dropped and reported; the delta's state says how much applied.
  */

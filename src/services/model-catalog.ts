@@ -1,7 +1,7 @@
 import type { ModelCatalogEntry } from '../entities/model-catalog-entry';
 import type { ResourceRules } from './resource-rules';
 
-/** BEHAVIOURS.md "AI gateway": a model's `upstreamModel` (the provider's own id) defaults to its `name`. */
+/** docs/ai-gateway.md: a model's `upstreamModel` (the provider's own id) defaults to its `name`. */
 export const modelCatalogRules: ResourceRules<ModelCatalogEntry> = {
   async beforeCreate(_ctx, values) {
     if (isBlank(values.upstreamModel)) values.upstreamModel = values.name;

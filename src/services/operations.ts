@@ -17,7 +17,7 @@ import { getChannelTranscript } from './chat-transcripts';
 /** A domain operation's behaviour: the row its path names (if any) and its checked body (a read: its list arguments). */
 type OperationHandler = (ctx: RequestContext, id: string | undefined, input: Record<string, unknown>, params: Record<string, string>) => Promise<object>;
 
-/** The service method behind each declared operation (model/operations.ts), by operationId. */
+/** The service method behind each declared operation (catalog/operations.ts), by operationId. */
 const HANDLERS: Record<string, OperationHandler> = {
   lockTask: (ctx, id) => lockTask(ctx, id!),
   unlockTask: (ctx, id, input) => unlockTask(ctx, id!, input),

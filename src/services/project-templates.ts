@@ -14,7 +14,7 @@ import { and, memberships } from './tenancy';
 import { parseActivityPlanRef } from './triggers';
 
 /**
- * Project templates applied (BEHAVIOURS.md "Project templates"): at project creation, in the create's
+ * Project templates applied (docs/automation.md): at project creation, in the create's
  * transaction, and again by `POST /api/projects/{id}/apply-template`. A template's option values are
  * checked and completed in the project's `options.dataProperties`; its task statuses and activity
  * plans are placed in the organization, its document statuses and triggers in the project, each

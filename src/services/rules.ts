@@ -67,7 +67,7 @@ function rulesOf<T extends object>(entity: EntityClass<T>, rules: ResourceRules<
 /**
  * The business rules of the resources that have some, by entity. They live with the services (they
  * use the request context, other services and the database), apart from the declarations of
- * model/registry.ts, which the model, the adapters and the schema generator read without them.
+ * catalog/registry.ts, which the model, the adapters and the schema generator read without them.
  */
 const RULES = new Map<EntityClass<object>, ResourceRules<object>>([
   rulesOf(Organization, organizationRules),

@@ -5,7 +5,7 @@ import { BadRequestError, ForbiddenError, type FieldIssue } from '../errors/api-
 import { endToEndHeaders } from '../egress/headers';
 import { redactHeaders, redactSecrets } from '../egress/redact';
 import { callUpstream } from '../egress/upstream-call';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { isUuid } from '../model/uuid';
 import { endpointsOf, headersOf, missesRequiredField, queryStringOf, selectEndpoint, upstreamUrl } from './bridge-endpoints';
 import { namesSecret, resolveHeaders } from './bridge-secrets';

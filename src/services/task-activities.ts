@@ -1,5 +1,5 @@
 import { TaskActivity } from '../entities/task-activity';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import { BadRequestError } from '../errors/api-error';
 import type { RequestContext } from './context';
 import type { ResourceRules } from './resource-rules';

@@ -9,7 +9,7 @@ import type { ResourceRules } from './resource-rules';
 import type { ListParams } from './resource-service';
 
 /**
- * Task groups beyond storage (BEHAVIOURS.md "Task groups and their history"): every create, update and
+ * Task groups beyond storage (docs/operations.md): every create, update and
  * delete leaves a history entry in the transaction of the change, so a change that fails leaves none.
  */
 

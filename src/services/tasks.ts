@@ -10,7 +10,7 @@ import type { ResourceService } from './resource-service';
 import { recordTaskActivity } from './task-activities';
 
 /**
- * Tasks beyond storage (BEHAVIOURS.md "Tasks"): lock and unlock, status changes, and the activities and
+ * Tasks beyond storage (docs/operations.md): lock and unlock, status changes, and the activities and
  * events each change leaves behind.
  */
 

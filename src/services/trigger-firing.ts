@@ -2,14 +2,14 @@ import { createHash } from 'node:crypto';
 import { wrap } from '@mikro-orm/core';
 import { Activity, ActivityPlan, DocumentFamily, Organization, PlatformEvent, Project, Task, Trigger } from '../entities';
 import { ConflictError } from '../errors/api-error';
-import { logger } from '../http/logger';
+import { logger } from '../logging/logger';
 import type { FollowingStatement } from '../database/row-writes';
 import { enqueueJob, jobStatementIf } from '../jobs/job-queue';
 import type { ActivityCause, RequestContext } from './context';
 import { evaluateExpression } from './expressions';
 import { parseActivityPlanRef } from './triggers';
 
-/** A chain of activities starting activities stops here (BEHAVIOURS.md: depth 5). */
+/** A chain of activities starting activities stops here (docs/automation.md). */
 export const MAX_ACTIVITY_DEPTH = 5;
 
 export const EVALUATE_TRIGGERS_JOB = 'evaluate-triggers';
@@ -29,7 +29,7 @@ export interface ActivityRun {
   depth: number;
 }
 
-/** What a trigger's `eventFilter` and `inputMapping` are evaluated over (BEHAVIOURS.md). */
+/** What a trigger's `eventFilter` and `inputMapping` are evaluated over (docs/automation.md). */
 export type EventSubject = Record<string, unknown> & { eventKind: string; project: { id: string; name: string } };
 
 /**

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resources } from '../../src/model/registry';
+import { resources } from '../../src/catalog/registry';
 import { createOrganization } from '../support/fixtures';
 import { createRecord } from '../support/resource-bodies';
 import { startServer, type TestServer } from '../support/server';

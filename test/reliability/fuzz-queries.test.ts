@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collectionPath, type Resource } from '../../src/model/resource';
-import { resources } from '../../src/model/registry';
+import { resources } from '../../src/catalog/registry';
 import { createOrganization } from '../support/fixtures';
 import { createRecord, resourceByPath } from '../support/resource-bodies';
 import { startServer, type TestServer } from '../support/server';

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import { Organization } from '../../src/entities';
 import { implicitDefault, type FieldMeta } from '../../src/model/fields';
 import { collectionPath, type Resource } from '../../src/model/resource';
-import { resources } from '../../src/model/registry';
+import { resources } from '../../src/catalog/registry';
 import { unique, type TestServer } from './server';
 
 /**

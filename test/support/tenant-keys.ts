@@ -1,6 +1,6 @@
 import { UnderscoreNamingStrategy, type MikroORM } from '@mikro-orm/core';
 import type pg from 'pg';
-import { resources } from '../../src/model/registry';
+import { resources } from '../../src/catalog/registry';
 import { hiddenSql, PARENT_HIDDEN, quote, tenantKeyOf } from '../../src/model/tenant-keys';
 
 /**

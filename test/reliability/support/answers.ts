@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { expect } from 'vitest';
-import { operations } from '../../../src/model/operations';
+import { operations } from '../../../src/catalog/operations';
 import type { Answer } from '../../support/server';
 
 /** The 5xx statuses each domain operation that calls another service documents for that service's failures (502, 504), by operationId. */

@@ -1,4 +1,4 @@
-import { ServiceUnavailableError } from '../errors/api-error';
+import { ServiceUnavailableError } from '../../errors/api-error';
 import type { ChangeFeed, RowChange } from './change-feed';
 
 /**

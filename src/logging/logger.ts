@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level } from 'pino';
-import { currentRequestId } from './request-id';
+import { currentRequestId } from './request-scope';
 
 /** Where credentials could appear in a logged object: never written (the access log logs no headers at all). */
 const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers["x-access-token"]', 'req.headers.authorization', 'req.headers.cookie'];

@@ -3,9 +3,9 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import { getOperationAST, parse } from 'graphql';
 import { identityOf } from '../auth/authenticate';
 import { BadRequestError, ConflictError, UnprocessableEntityError } from '../errors/api-error';
-import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../rest/json-body';
+import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../http/request-body';
 import { IDEMPOTENCY_TTL_HOURS, type IdempotencyStore, type Lease, type StoredAnswer } from '../services/idempotency';
-import { logger } from './logger';
+import { logger } from '../logging/logger';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 /** Set (`true`) on an answer that was stored by an earlier request with the same key. */

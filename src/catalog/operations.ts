@@ -1,10 +1,10 @@
 import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
-import { AnalyticsEmbedToken } from './analytics-embed-token';
-import { AgentServiceBridgeCall, AgentServiceBridgeList } from './agent-bridge-tools';
-import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from './batch-update';
+import { AnalyticsEmbedToken } from '../model/analytics-embed-token';
+import { AgentServiceBridgeCall, AgentServiceBridgeList } from '../model/agent-bridge-tools';
+import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from '../model/batch-update';
 import { ChannelTranscript, TRANSCRIPT_MESSAGES, transcriptText } from './channel-transcript';
-import type { DomainOperation } from './operation';
-import { TemplateApplication } from './template-application';
+import type { DomainOperation } from '../model/operation';
+import { TemplateApplication } from '../model/template-application';
 
 /**
  * OpenAPI operationIds of the operations whose operationId (also their GraphQL field) an OpenAPI
@@ -17,7 +17,7 @@ export const openApiOperationIds: Readonly<Record<string, string>> = {
 };
 
 /**
- * Every domain operation served beside the collections (DESIGN.md "Domain operations"); its behaviour
+ * Every domain operation served beside the collections (docs/operations.md); its behaviour
  * is bound by operationId in services/operations.ts.
  */
 export const operations: DomainOperation[] = [

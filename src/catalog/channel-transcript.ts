@@ -1,12 +1,12 @@
 import { Field, ID, ObjectType } from 'type-graphql';
 import { ChatMessageRole } from '../entities/enums';
-import { DateTimeScalar } from './scalars';
+import { DateTimeScalar } from '../model/scalars';
 
 /** How many of a channel's messages a transcript holds: the most recent ones. */
 export const TRANSCRIPT_MESSAGES = 50;
 
 /**
- * The answer of `getChannelTranscript` (BEHAVIOURS.md "AI gateway and chat transcripts"), declared once:
+ * The answer of `getChannelTranscript` (docs/ai-gateway.md), declared once:
  * these classes are the GraphQL types, and the OpenAPI components of the same names are read from them.
  */
 

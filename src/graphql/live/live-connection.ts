@@ -1,12 +1,12 @@
 import type { EntityClass } from '@mikro-orm/core';
-import { Activity } from '../entities/activity';
-import type { BaseEntity } from '../entities/base';
-import { PlatformEvent } from '../entities/platform-event';
-import { Task } from '../entities/task';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors/api-error';
-import type { GraphqlContext } from '../graphql/context';
-import { logger } from '../http/logger';
-import type { RequestContext } from '../services/context';
+import { Activity } from '../../entities/activity';
+import type { BaseEntity } from '../../entities/base';
+import { PlatformEvent } from '../../entities/platform-event';
+import { Task } from '../../entities/task';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors/api-error';
+import type { GraphqlContext } from '../context';
+import { logger } from '../../logging/logger';
+import type { RequestContext } from '../../services/context';
 import type { ChangedEntity, ChangeFeed, RowChange } from './change-feed';
 import { ChangeStream, type StreamOptions } from './change-stream';
 

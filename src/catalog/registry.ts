@@ -50,7 +50,7 @@ import {
   TeamMember,
   Workspace,
 } from '../entities';
-import { defineResource, flagDeleted, hardDelete, readOnly, type Resource } from './resource';
+import { defineResource, flagDeleted, hardDelete, readOnly, type Resource } from '../model/resource';
 
 /**
  * Every collection served under /api and in GraphQL. Adding a resource is adding an entry here (and

@@ -1,0 +1,14 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+/** The request being answered, for everything that runs on its behalf (log lines above all). */
+const current = new AsyncLocalStorage<{ requestId: string }>();
+
+/** The id of the request whose work is running, if any. */
+export function currentRequestId(): string | undefined {
+  return current.getStore()?.requestId;
+}
+
+/** Runs `work` (and everything it starts) as the request `requestId`'s. */
+export function runAsRequest(requestId: string, work: () => void): void {
+  current.run({ requestId }, work);
+}
