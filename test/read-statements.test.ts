@@ -236,3 +236,17 @@ describe('the prepared list statements', () => {
     }
   });
 });
+
+describe('request sessions', () => {
+  // A nested level over a hundred parents is estimated past jit_above_cost; compiling it took ten times its run.
+  it('run without JIT compilation, on the ORM connections and the read pool alike', async () => {
+    const orm = await server.orm.em.fork().getConnection().execute('show jit');
+    expect(orm).toEqual([{ jit: 'off' }]);
+    const reads = new ReadPool(server.orm.config.get('clientUrl')!, 1);
+    try {
+      expect(await reads.query({ name: 'show-jit', text: 'show jit' }, [])).toEqual([{ jit: 'off' }]);
+    } finally {
+      await reads.close();
+    }
+  });
+});

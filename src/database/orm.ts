@@ -10,6 +10,7 @@ import { addListIndexes } from './list-indexes';
 import { liveIndexes } from './tenant-key-sql';
 import { declareTenantKeys } from '../model/tenant-keys';
 import { CountingLogger } from './query-counter';
+import { REQUEST_SESSION_OPTIONS } from './session-options';
 import { logger } from '../logging/logger';
 import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
@@ -81,9 +82,9 @@ export async function openDatabase(
     // Ending the session releases its lock.
     await turn.end();
   }
-  // A startup parameter of every connection opened from here on (the migrations' are closed): no
+  // Startup parameters of every connection opened from here on (the migrations' are closed): no
   // statement a request causes runs unbounded, whatever the filter or the lock it waits on.
-  await orm.reconnect({ driverOptions: { connection: { statement_timeout: statementTimeoutMs } } });
+  await orm.reconnect({ driverOptions: { connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS } } });
   return orm;
 }
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { PoolUsage } from './pool-usage';
 import { countStatement } from './query-counter';
+import { REQUEST_SESSION_OPTIONS } from './session-options';
 
 /** A prepared statement: parsed and planned once per connection, then only executed. */
 export interface PreparedStatement {
@@ -39,7 +40,7 @@ export class ReadPool {
     max: number,
     private readonly maxNamedTexts = MAX_NAMED_TEXTS,
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max, types, options: '-c TimeZone=UTC' });
+    this.pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=UTC ${REQUEST_SESSION_OPTIONS}` });
     // An idle connection that fails is dropped by the pool; the next query opens another.
     this.pool.on('error', () => undefined);
   }

@@ -2,6 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { REQUEST_SESSION_OPTIONS } from '../../database/session-options';
 
 /**
  * What the express + `pg` baselines of `npm run bench` share (bench/same-sql.ts, bench/least-sql.ts):
@@ -15,11 +16,13 @@ export type Row = Record<string, unknown>;
 export type Queryable = Pick<pg.Pool, 'query'>;
 
 /**
- * The pool, as large as the server's (BASELINE_POOL_SIZE): the comparison is about the code, not the
- * connections. Idle connections close soon (BASELINE_IDLE_MS, see baseline-process.ts).
+ * The pool, as large as the server's (BASELINE_POOL_SIZE), its sessions set as the server's are (JIT
+ * off): the comparison is about the code, not the connections or their settings. Idle connections close
+ * soon (BASELINE_IDLE_MS, see baseline-process.ts).
  */
 export const pool = new pg.Pool({
   connectionString: process.env.BASELINE_DATABASE_URL,
+  options: REQUEST_SESSION_OPTIONS,
   max: Number(process.env.BASELINE_POOL_SIZE ?? 10),
   idleTimeoutMillis: Number(process.env.BASELINE_IDLE_MS ?? 1000),
 });
