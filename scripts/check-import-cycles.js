@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Fails when the folders of src/ import each other in a circle (a imports b, b imports a, directly or
+// Fails when the folders of src/ (each domain module of src/modules/ counted apart) import each other in a circle (a imports b, b imports a, directly or
 // through others): each folder is a layer, and layers import downward only. Circles between files of
 // one folder are that folder's own business and are not reported here.
 'use strict';
@@ -17,9 +17,13 @@ function sourceFiles(folder) {
   });
 }
 
-/** `services` for src/services/tasks.ts, `app.ts` for a file at the top of src/. */
+/** Folders whose subfolders are layers of their own: each domain module is one. */
+const SPLIT = new Set(['modules']);
+
+/** `engine` for src/engine/tenancy.ts, `modules/tasks` for src/modules/tasks/tasks.ts, `app.ts` for a file at the top of src/. */
 function folderOf(file) {
-  return relative(root, file).split('/')[0];
+  const [first, second, third] = relative(root, file).split('/');
+  return SPLIT.has(first) && third !== undefined ? `${first}/${second}` : first;
 }
 
 /** The folder graph: for each folder, the folders its files import, with one example import each. */
@@ -72,12 +76,22 @@ function circles(edges) {
   return groups;
 }
 
+/** Imports that would break the layering even without a circle: the engine knows no domain module. */
+function forbidden(edges) {
+  const found = [];
+  for (const [to, example] of edges.get('engine') ?? []) if (to === 'modules' || to.startsWith('modules/')) found.push(example);
+  return found;
+}
+
 const edges = folderGraph();
 const found = circles(edges);
-if (found.length === 0) {
-  console.log(`no import circle between the ${edges.size} folders of src/`);
+const engineImports = forbidden(edges);
+for (const example of engineImports) console.error(`the engine imports a domain module (modules register with the engine instead): ${example}`);
+if (found.length === 0 && engineImports.length === 0) {
+  console.log(`no import circle between the ${edges.size} folders of src/, and the engine imports no module`);
   process.exit(0);
 }
+if (found.length === 0) process.exit(1);
 console.error('folders of src/ that import each other in a circle, and the imports that close it:');
 for (const group of found) {
   console.error(`  ${group.join(', ')}`);

@@ -36,15 +36,16 @@ import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool } from './database/read-pool';
 import { statementTimeoutOf, withStatementTimeout } from './database/orm';
-import { ACCESS_CHANGED_CHANNEL } from './services/access-cache';
-import { AnalyticsEmbedSigner } from './services/analytics-embed';
-import { DataLake } from './services/data-lake';
-import { SecretBox } from './services/secret-box';
-import { Services } from './services/services';
-import { ExpressionPool } from './services/expression-pool';
-import { automationJobs } from './services/automation-jobs';
+import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
+import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
+import { DataLake } from './modules/integrations/data-lake';
+import { SecretBox } from './modules/access/secret-box';
+import { Services } from './engine/services';
+import { modules } from './modules';
+import { ExpressionPool } from './modules/workflow/expression-pool';
+import { automationJobs } from './modules/workflow/automation-jobs';
 import { idempotency } from './rest/idempotency';
-import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './services/idempotency';
+import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './engine/idempotency';
 import { LiveUpdates } from './graphql/live/websocket-server';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
@@ -130,7 +131,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   // The read pool serves requests as the ORM does: under the same statement timeout.
   const reads = new ReadPool(withStatementTimeout(databaseUrl, statementTimeoutOf(orm)), READ_POOL_SIZE);
   const egress = new EgressGuard(options.egress);
-  const services = new Services(resources, {
+  const services = new Services(resources, modules, {
     accessCacheSeconds: options.authCacheSeconds,
     reads,
     secrets: new SecretBox(options.secretsKey),

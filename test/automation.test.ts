@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolvePlaceholders } from '../src/services/step-runners';
+import { resolvePlaceholders } from '../src/modules/workflow/step-runners';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
 import { tenantKeyViolations } from './support/tenant-keys';

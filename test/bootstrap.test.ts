@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { generateApiKey } from '../src/services/api-keys';
+import { generateApiKey } from '../src/modules/access/api-keys';
 import { bootstrapAdministrator, BOOTSTRAP_ADMIN_EMAIL } from '../src/auth/bootstrap';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { openDatabase } from '../src/database/orm';

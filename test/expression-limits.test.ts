@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
-import { EXPRESSION_MEMORY_LIMIT_MB, ExpressionLimitError, ExpressionPool } from '../src/services/expression-pool';
-import { compiledExpression, MAX_EXPRESSION_LENGTH } from '../src/services/expressions';
+import { EXPRESSION_MEMORY_LIMIT_MB, ExpressionLimitError, ExpressionPool } from '../src/modules/workflow/expression-pool';
+import { compiledExpression, MAX_EXPRESSION_LENGTH } from '../src/modules/workflow/expressions';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
 

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey, hashApiKey, keyPrefix } from '../src/services/api-keys';
+import { generateApiKey, hashApiKey, keyPrefix } from '../src/modules/access/api-keys';
 import { AccessToken } from '../src/entities';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';

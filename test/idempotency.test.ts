@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { JOB_SCHEMA, JobWorker } from '../src/jobs/job-queue';
-import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore, PURGE_IDEMPOTENCY_KEYS_JOB } from '../src/services/idempotency';
+import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore, PURGE_IDEMPOTENCY_KEYS_JOB } from '../src/engine/idempotency';
 import { callersOf, type Caller } from './support/callers';
 import { createOrganization, createProject } from './support/fixtures';
 import { startServer, unique, type Answer, type TestServer } from './support/server';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateApiKey } from '../src/services/api-keys';
+import { generateApiKey } from '../src/modules/access/api-keys';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { tally } from './reliability/support/figures';
 import { startServerProcess, until, type ServerProcess } from './support/server-process';

@@ -9,7 +9,8 @@ import { jwtSettingsFromEnv } from '../src/auth/jwt';
 import { buildGraphqlSchema } from '../src/graphql/schema';
 import { operations } from '../src/catalog/operations';
 import { resources } from '../src/catalog/registry';
-import { withRules } from '../src/services/rules';
+import { ModuleRegistry } from '../src/engine/module-registry';
+import { modules } from '../src/modules';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, TEST_DATA_LAKE_DIR, TEST_SECRETS_KEY, unique, type TestServer } from './support/server';
 
@@ -366,7 +367,7 @@ describe('nested collections', () => {
 
 describe('every status the server answers', () => {
   it('documents 200 on the create of a collection whose create may repeat an earlier one (executions), and answers it', async () => {
-    const replaying = resources.filter((r) => r.operations.create && withRules(r).rules.replayOf).map((r) => r.path);
+    const replaying = resources.filter((r) => r.operations.create && new ModuleRegistry(resources, modules).rulesOf(r.entity).replayOf).map((r) => r.path);
     expect(replaying).toContain('executions');
     for (const resource of resources.filter((r) => r.operations.create)) {
       expect('200' in doc.paths[`/api/${resource.path}`].post.responses, resource.path).toBe(replaying.includes(resource.path));

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecretsKey, SECRETS_KEY_FILE } from '../src/config/secrets-key';
-import { SecretBox } from '../src/services/secret-box';
+import { SecretBox } from '../src/modules/access/secret-box';
 import { callersOf, type Caller } from './support/callers';
 import { createOrganization } from './support/fixtures';
 import { startServer, TEST_SECRETS_KEY, unique, type TestServer } from './support/server';

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateApiKey } from '../src/services/api-keys';
+import { generateApiKey } from '../src/modules/access/api-keys';
 import { startServer, unique, type Answer, type TestServer } from './support/server';
 
 type Jose = typeof import('jose', { with: { 'resolution-mode': 'import' } });

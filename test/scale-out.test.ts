@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { generateApiKey } from '../src/services/api-keys';
+import { generateApiKey } from '../src/modules/access/api-keys';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { startServerProcess, until, type ServerProcess } from './support/server-process';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import WebSocket from 'ws';
-import { generateApiKey } from '../src/services/api-keys';
+import { generateApiKey } from '../src/modules/access/api-keys';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';

@@ -1,4 +1,4 @@
-import { findUserByClaims } from '../services/accounts';
+import { findUserByClaims } from '../modules/access/accounts';
 import type { MikroORM } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
@@ -6,9 +6,9 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isPlatformAdmin, PlatformUser } from '../entities/platform-user';
 import { ForbiddenError, UnauthenticatedError } from '../errors/api-error';
-import { RequestContext, type Actor, type Credential } from '../services/context';
-import type { Services } from '../services/services';
-import { hashApiKey } from '../services/api-keys';
+import { RequestContext, type Actor, type Credential } from '../engine/context';
+import type { Services } from '../engine/services';
+import { hashApiKey } from '../modules/access/api-keys';
 import { readCredentials } from './credentials';
 import type { JWTPayload, JwtVerifier } from './jwt';
 

@@ -4,9 +4,10 @@ import { AccessToken } from '../entities/access-token';
 import { PLATFORM_ADMIN, PlatformUser } from '../entities/platform-user';
 import { logger } from '../logging/logger';
 import { resources } from '../catalog/registry';
-import { RequestContext } from '../services/context';
-import { Services } from '../services/services';
-import { generateApiKey, hashApiKey, keyPrefix } from '../services/api-keys';
+import { RequestContext } from '../engine/context';
+import { Services } from '../engine/services';
+import { modules } from '../modules';
+import { generateApiKey, hashApiKey, keyPrefix } from '../modules/access/api-keys';
 
 export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
 
@@ -16,7 +17,7 @@ export const BOOTSTRAP_ADMIN_EMAIL = 'admin@localhost';
  * printed once.
  */
 export async function bootstrapAdministrator(orm: MikroORM, configuredKey: string | undefined): Promise<void> {
-  const system = new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, new Services(resources));
+  const system = new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, new Services(resources, modules));
   await system.transaction(async (tx) => {
     // Servers starting at once on one database take turns: the later one finds the administrator made.
     await tx.em.getConnection().execute(`select pg_advisory_xact_lock(hashtext('platform-bootstrap-administrator'))`, [], 'all', tx.em.getTransactionContext());

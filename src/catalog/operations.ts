@@ -18,7 +18,7 @@ export const openApiOperationIds: Readonly<Record<string, string>> = {
 
 /**
  * Every domain operation served beside the collections (docs/operations.md); its behaviour
- * is bound by operationId in services/operations.ts.
+ * is the handler a domain module (modules/) registers under its operationId.
  */
 export const operations: DomainOperation[] = [
   {

@@ -54,7 +54,7 @@ import { defineResource, flagDeleted, hardDelete, readOnly, type Resource } from
 
 /**
  * Every collection served under /api and in GraphQL. Adding a resource is adding an entry here (and
- * its business rules, when it has some, to services/rules.ts).
+ * its business rules, when it has some, to its domain module under modules/).
  */
 export const resources: Resource[] = [
   defineResource({

@@ -3,10 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { BOOTSTRAP_ADMIN_EMAIL } from '../auth/bootstrap';
 import type { PlatformUser } from '../entities/platform-user';
 import { logger } from '../logging/logger';
-import { RequestContext, type Actor } from '../services/context';
-import { setDocumentStatus } from '../services/document-families';
-import type { Services } from '../services/services';
-import { lockTask, setTaskStatus } from '../services/tasks';
+import { RequestContext, type Actor } from '../engine/context';
+import { setDocumentStatus } from '../modules/documents/document-families';
+import type { Services } from '../engine/services';
+import { lockTask, setTaskStatus } from '../modules/tasks/tasks';
 
 /**
  * The demo dataset (`npm run demo`, `npm start -- --demo`): one small organization written through the

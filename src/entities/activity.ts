@@ -6,7 +6,7 @@ import { BaseEntity } from './base';
 import { Project } from './project';
 import { Trigger } from './trigger';
 
-/** One run of an activity plan in a project; services/activity-runner.ts runs it on the job queue. */
+/** One run of an activity plan in a project; modules/workflow/activity-runner.ts runs it on the job queue. */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'activity' })
 export class Activity extends BaseEntity {

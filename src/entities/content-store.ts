@@ -22,7 +22,7 @@ export const CONTENT_METADATA_SCHEMA = {
 /**
  * What document stores and data stores share: an organization's named store with its content metadata,
  * kept both as the `contentMetadata` object and as the flat `indexed`, `documentProperties` and
- * `labelExpressions` (services/content-stores.ts keeps them in step). Each subclass declares its own
+ * `labelExpressions` (modules/documents/content-stores.ts keeps them in step). Each subclass declares its own
  * `organizationId`, whose inverse collection differs.
  */
 @ObjectType({ simpleResolvers: true })

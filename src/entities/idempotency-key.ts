@@ -7,7 +7,7 @@ export type IdempotencyState = 'running' | 'done';
 /**
  * The first answer to a POST sent with an `Idempotency-Key` header, per user and key (see
  * http/idempotency.ts). Internal: served by no resource of the registry, mapped by database/orm.ts
- * beside the registry's entities and read and written in SQL by services/idempotency.ts.
+ * beside the registry's entities and read and written in SQL by engine/idempotency.ts.
  */
 @Entity({ tableName: 'idempotency_key' })
 @Index({ properties: ['createdOn'] })

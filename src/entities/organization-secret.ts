@@ -27,7 +27,7 @@ export class OrganizationSecret extends BaseEntity {
   })
   value?: string;
 
-  /** The value encrypted with SECRETS_KEY (services/secret-box.ts); never leaves the server. */
+  /** The value encrypted with SECRETS_KEY (modules/access/secret-box.ts); never leaves the server. */
   @Property({ type: 'text', hidden: true })
   sealedValue!: string;
 

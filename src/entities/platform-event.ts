@@ -18,7 +18,7 @@ export type EventType =
 /**
  * Something that happened in an organization, in one of its projects or in none (spec "PlatformEvent"):
  * what triggers listen to (those of its project). Integrations may create their own; the server records
- * domain events itself (services/platform-events.ts).
+ * domain events itself (modules/workflow/platform-events.ts).
  */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'platform_event' })

@@ -12,7 +12,7 @@ const text = { type: 'string' };
 
 /**
  * What a new project of an organization may start from: a project created with `projectTemplateRef`
- * naming it gets its options checked and its rows (services/project-templates.ts), and
+ * naming it gets its options checked and its rows (modules/workflow/project-templates.ts), and
  * `POST /api/projects/{id}/apply-template` applies it again.
  */
 @ObjectType({ simpleResolvers: true })

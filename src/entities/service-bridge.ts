@@ -4,7 +4,7 @@ import { Attr } from '../model/fields';
 import { SoftDeletableEntity } from './base';
 import { Organization } from './organization';
 
-/** An external HTTP service an organization's projects and agents call through the proxy (services/service-bridges.ts). */
+/** An external HTTP service an organization's projects and agents call through the proxy (modules/integrations/service-bridges.ts). */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'service_bridge' })
 @Unique({ properties: ['organizationId', 'slug'] })

@@ -7,7 +7,7 @@ import { Project } from './project';
 
 /**
  * One change of a task group (read-only over the API), written by the server in the change's
- * transaction (services/task-groups.ts). `taskGroupId` is a plain id, not a reference, so the entry
+ * transaction (modules/tasks/task-groups.ts). `taskGroupId` is a plain id, not a reference, so the entry
  * outlives the group; the project decides who may read it.
  */
 @ObjectType({ simpleResolvers: true })

@@ -17,7 +17,7 @@ export const TRIGGER_EVENT_KINDS = [
 
 export type TriggerEventKind = (typeof TRIGGER_EVENT_KINDS)[number];
 
-/** Starts an activity plan when an event of a kind happens in a project (services/trigger-firing.ts fires it). */
+/** Starts an activity plan when an event of a kind happens in a project (modules/workflow/trigger-firing.ts fires it). */
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'trigger' })
 @Unique({ properties: ['projectId', 'slug'] })

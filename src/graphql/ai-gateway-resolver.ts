@@ -1,7 +1,7 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { JSONScalar } from '../model/scalars';
-import { chatCompletion } from '../services/ai-gateway';
-import type { JsonObject } from '../services/chat-request';
+import { chatCompletion } from '../modules/ai/ai-gateway';
+import type { JsonObject } from '../modules/ai/chat-request';
 import type { GraphqlContext } from './context';
 
 /** `chatCompletion(input)`: the chat completion of POST /api/ai/chat/completions, answered whole (no streaming). */

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../services/context';
+import type { RequestContext } from '../engine/context';
 
 /** What every resolver receives: the request's unit of work. */
 export interface GraphqlContext {

@@ -1,5 +1,5 @@
 import { GraphQLEnumType, GraphQLError, isEnumType, Kind, print, type GraphQLSchema, type ValueNode, type ValidationRule } from 'graphql';
-import { notAllowedMessage } from '../services/input';
+import { notAllowedMessage } from '../engine/input';
 
 /**
  * The input field or argument each literal value of the document being validated was written for;

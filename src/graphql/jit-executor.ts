@@ -1,7 +1,7 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import { execute, GraphQLError, printSchema, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
-import { BoundedMap } from '../services/bounded-map';
+import { BoundedMap } from '../engine/bounded-map';
 
 /** Compiled operations kept, by document and operation name; clients send few distinct documents. */
 const MAX_COMPILED = 1_000;

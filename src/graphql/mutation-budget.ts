@@ -19,7 +19,7 @@ import {
 import { DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS } from '../config/config';
 import { rateLimitedError, rateLimitHeaders, type RateDecision } from '../http/rate-limit';
 import { contextOf } from '../auth/authenticate';
-import type { RequestContext } from '../services/context';
+import type { RequestContext } from '../engine/context';
 import type { GraphqlContext } from './context';
 import { LimitRefusal } from './errors';
 

@@ -2,7 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { NotFoundError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
-import { summarizePage, type PageResult } from '../services/page';
+import { summarizePage, type PageResult } from '../engine/page';
 import type { GraphqlContext } from './context';
 import { contentColumns } from './selection';
 import { ListArgs, typesOf } from './types';

@@ -2,7 +2,7 @@ import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-gra
 import type { FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { DateTimeScalar, JSONScalar } from '../model/scalars';
-import { isWritable, type WriteMode } from '../services/input';
+import { isWritable, type WriteMode } from '../engine/input';
 
 type ClassType = new () => object;
 

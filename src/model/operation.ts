@@ -4,7 +4,7 @@ import type { JsonSchema } from './fields';
 /**
  * A domain operation beyond list/get/create/update/delete (`PUT /api/tasks/{id}/lock`): declared once,
  * served as a REST route, a GraphQL mutation (a query for `get`) named by its `operationId` and an
- * OpenAPI operation. Its behaviour is the service method services/operations.ts binds to the same
+ * OpenAPI operation. Its behaviour is the handler a domain module registers under the same
  * `operationId`. A `get` operation is a GraphQL query and takes no body: it answers a page
  * (`answer: { page }`, taking the list arguments) or a shape of its own.
  */

@@ -48,7 +48,7 @@ export type PrivateTo = 'administrators' | 'owner';
  * included); with several of them set, the narrowest applies. A row with none set is read as any row
  * of its scope. `follows` instead: the row is seen exactly when the row its reference names is (a
  * message, when its channel is). Lists, gets, nested GraphQL fields, filters and sorts through
- * relations, and writes all apply it (services/tenancy.ts, services/item-statement.ts).
+ * relations, and writes all apply it (engine/tenancy.ts, engine/item-statement.ts).
  */
 export type Privacy = { owner: string; privateWhen: Record<string, PrivateTo> } | { follows: string };
 
@@ -89,7 +89,7 @@ export interface ResourceOptions<T extends object> {
   affectsAccess?: boolean;
 }
 
-/** Everything the adapters and the engine need to serve one collection; its business rules are the services' (services/rules.ts). */
+/** Everything the adapters and the engine need to serve one collection; its business rules are its domain module's (modules/). */
 export interface Resource<T extends object = object> extends Required<Omit<ResourceOptions<T>, 'access' | 'operations' | 'parent' | 'privacy'>> {
   parent?: Parent;
   privacy?: Privacy;

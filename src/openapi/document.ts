@@ -4,7 +4,9 @@ import { upperFirst } from '../model/naming';
 import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
 import { openApiOperationIds, operations } from '../catalog/operations';
 import type { Resource } from '../model/resource';
-import { withRules } from '../services/rules';
+import { resources as registeredResources } from '../catalog/registry';
+import { ModuleRegistry } from '../engine/module-registry';
+import { modules } from '../modules';
 import { entitySchema, requestSchema } from './field-schemas';
 import { addObjectTypeSchemas } from './object-type-schema';
 import { withIdempotencyKeys } from './idempotency';
@@ -162,9 +164,13 @@ function parentParameters(resource: Resource): JsonSchema[] {
   return parent ? [{ name: parent.param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${parent.field} of every row` }] : [];
 }
 
+/** The modules' rules, read for what they document. */
+let registered: ModuleRegistry | undefined;
+
 /** Whether a create may repeat an earlier one (an execution's idempotencyKey): 200 with that row, nothing written. */
 function replaysCreates(resource: Resource): boolean {
-  return withRules(resource).rules.replayOf !== undefined;
+  registered ??= new ModuleRegistry(registeredResources, modules);
+  return registered.rulesOf(resource.entity).replayOf !== undefined;
 }
 
 function allResourcePaths(resource: Resource): Record<string, Record<string, Operation>> {

@@ -1,7 +1,7 @@
 import type { FieldMeta, JsonSchema } from '../model/fields';
 import { fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
-import { isWritable, type WriteMode } from '../services/input';
+import { isWritable, type WriteMode } from '../engine/input';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 

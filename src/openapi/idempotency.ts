@@ -1,5 +1,5 @@
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../rest/idempotency';
-import { IDEMPOTENCY_TTL_HOURS } from '../services/idempotency';
+import { IDEMPOTENCY_TTL_HOURS } from '../engine/idempotency';
 
 type Node = Record<string, any>;
 

@@ -3,9 +3,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { identityOf, requireCaller } from '../auth/authenticate';
 import { resources } from '../catalog/registry';
-import { signInFromClaims } from '../services/accounts';
-import { RequestContext } from '../services/context';
-import type { Services } from '../services/services';
+import { signInFromClaims } from '../modules/access/accounts';
+import { RequestContext } from '../engine/context';
+import type { Services } from '../engine/services';
 import { present } from './present';
 import { rowNotModified } from './validators';
 

@@ -1,7 +1,7 @@
 import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
-import { chatCompletion } from '../services/ai-gateway';
+import { chatCompletion } from '../modules/ai/ai-gateway';
 import { EventStreamAnswer } from './event-stream-answer';
 import { readJsonBody } from './json-body';
 import { contextOf } from '../auth/authenticate';

@@ -1,5 +1,5 @@
 import { type Request, type Response, Router } from 'express';
-import { callBridgeEndpoint } from '../services/service-bridges';
+import { callBridgeEndpoint } from '../modules/integrations/service-bridges';
 import { readJsonBody } from './json-body';
 import { contextOf } from '../auth/authenticate';
 

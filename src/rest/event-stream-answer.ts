@@ -1,6 +1,6 @@
 import type { Response } from 'express';
 import type { ApiError } from '../errors/api-error';
-import type { ChatStreamSink } from '../services/ai-gateway';
+import type { ChatStreamSink } from '../modules/ai/ai-gateway';
 
 /**
  * A `text/event-stream` answer written as chunks arrive: the status and headers go with the first

@@ -4,7 +4,7 @@ import { getOperationAST, parse } from 'graphql';
 import { identityOf } from '../auth/authenticate';
 import { BadRequestError, ConflictError, UnprocessableEntityError } from '../errors/api-error';
 import { BODY_LIMIT, GRAPHQL_MEDIA_TYPES, requireJsonContent } from '../http/request-body';
-import { IDEMPOTENCY_TTL_HOURS, type IdempotencyStore, type Lease, type StoredAnswer } from '../services/idempotency';
+import { IDEMPOTENCY_TTL_HOURS, type IdempotencyStore, type Lease, type StoredAnswer } from '../engine/idempotency';
 import { logger } from '../logging/logger';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

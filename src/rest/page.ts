@@ -1,4 +1,4 @@
-import { summarizePage, type PageResult } from '../services/page';
+import { summarizePage, type PageResult } from '../engine/page';
 import type { Json } from './present';
 
 /** The specification's Page answer, `pageable` and `sort` objects included. */

@@ -1,6 +1,6 @@
 import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
-import type { RequestContext } from '../services/context';
+import type { RequestContext } from '../engine/context';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Express, Request, RequestHandler, Response } from 'express';
 import { entityTag, listedTags } from '../model/entity-tag';
-import type { IfMatch } from '../services/resource-service';
+import type { IfMatch } from '../engine/resource-service';
 
 type Versioned = { id: string; changeSequence: number };
 

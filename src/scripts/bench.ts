@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { Worker } from 'node:worker_threads';
 import { appOptions, createApp } from '../app';
-import { generateApiKey } from '../services/api-keys';
+import { generateApiKey } from '../modules/access/api-keys';
 import { bootstrapAdministrator } from '../auth/bootstrap';
 import { loadConfig } from '../config/config';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../database/database-url';

@@ -10,9 +10,10 @@ import { openDatabase } from '../database/orm';
 import { demoSummaryText, loadDemo, waitForDemoActivities } from '../demo/demo-data';
 import { JobWorker, migrateJobQueue } from '../jobs/job-queue';
 import { resources } from '../catalog/registry';
-import { automationJobs } from '../services/automation-jobs';
-import { DataLake } from '../services/data-lake';
-import { Services } from '../services/services';
+import { automationJobs } from '../modules/workflow/automation-jobs';
+import { DataLake } from '../modules/integrations/data-lake';
+import { Services } from '../engine/services';
+import { modules } from '../modules';
 
 /** How long the script runs the activity its demo tasks started before leaving it to the server. */
 const ACTIVITY_WAIT_MS = 30_000;
@@ -42,7 +43,7 @@ async function main(): Promise<number> {
       // As at the first start of the server: someone can administer the platform afterwards.
       await bootstrapAdministrator(orm, config.bootstrapApiKey);
       await migrateJobQueue(database.url);
-      const services = new Services(resources, { lake: new DataLake(config.dataLakeDir) });
+      const services = new Services(resources, modules, { lake: new DataLake(config.dataLakeDir) });
       const outcome = await loadDemo(orm, services);
       if (!outcome.loaded) {
         process.stdout.write(`\nDemo data not loaded: ${outcome.reason}\n\n`);

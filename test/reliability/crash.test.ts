@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/services/api-keys';
+import { generateApiKey } from '../../src/modules/access/api-keys';
 import { childDataDir, startChildServer, type ChildServer } from './support/child-server';
 import { scratchDatabase, type ScratchDatabase } from './support/database';
 import { byLoad, tally } from './support/figures';

@@ -6,7 +6,7 @@ import type { Server } from 'node:http';
 import { expect, inject } from 'vitest';
 import { createApp, type AppOptions } from '../../src/app';
 import { jwtSettingsFromEnv } from '../../src/auth/jwt';
-import { generateApiKey } from '../../src/services/api-keys';
+import { generateApiKey } from '../../src/modules/access/api-keys';
 import { bootstrapAdministrator } from '../../src/auth/bootstrap';
 import { openDatabase } from '../../src/database/orm';
 import { queryCounter, type RecordedStatement } from '../../src/database/query-counter';

@@ -1,6 +1,6 @@
 import { listen, type Listener } from '../../database/listener';
 import { logger } from '../../logging/logger';
-import { ACCESS_CHANGED_CHANNEL } from '../../services/access-cache';
+import { ACCESS_CHANGED_CHANNEL } from '../../engine/access-cache';
 
 /**
  * The PostgreSQL channel of row changes: a row trigger on the tables below NOTIFYs it in the transaction

@@ -6,7 +6,7 @@ import { Task } from '../../entities/task';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors/api-error';
 import type { GraphqlContext } from '../context';
 import { logger } from '../../logging/logger';
-import type { RequestContext } from '../../services/context';
+import type { RequestContext } from '../../engine/context';
 import type { ChangedEntity, ChangeFeed, RowChange } from './change-feed';
 import { ChangeStream, type StreamOptions } from './change-stream';
 

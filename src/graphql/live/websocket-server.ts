@@ -11,7 +11,7 @@ import { formatGraphqlError } from '../errors';
 import { requestBoundsIssue } from '../json-depth';
 import { assertAffordable, depthRule } from '../limits';
 import type { RateLimits, RateSubject } from '../../http/rate-limit';
-import type { RequestContext } from '../../services/context';
+import type { RequestContext } from '../../engine/context';
 import { ChangeFeed } from './change-feed';
 import { LiveConnection, type LiveContext } from './live-connection';
 

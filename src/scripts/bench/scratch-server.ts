@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/core';
 import { appOptions, createApp } from '../../app';
-import { generateApiKey } from '../../services/api-keys';
+import { generateApiKey } from '../../modules/access/api-keys';
 import { bootstrapAdministrator } from '../../auth/bootstrap';
 import { loadConfig, type AppConfig } from '../../config/config';
 import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../../database/database-url';

@@ -1,0 +1,116 @@
+import { DriverException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PlatformUser } from '../entities/platform-user';
+import { Loaders } from './loaders';
+import type { Services } from './services';
+import type { Memberships } from './tenancy';
+
+/** How a user proved who they are. */
+export type Credential = 'api-key' | 'basic' | 'bearer';
+
+/** Who is asking. Every service call carries one; permissions are decided from it alone. */
+export type Actor =
+  | { kind: 'user'; user: PlatformUser; isAdmin: boolean; credential: Credential; accessTokenId?: string }
+  | { kind: 'system' };
+
+/** How records written on an actor's behalf name its kind (DocumentActorType): bearer and Basic callers are users. */
+export type ActorType = 'USER' | 'API_KEY' | 'SYSTEM';
+
+/**
+ * The activity on whose behalf the server writes (its steps run with it): the events those writes
+ * cause never fire `triggerId` again, and the activities they start are one level deeper.
+ */
+export interface ActivityCause {
+  activityId: string;
+  triggerId: string | null;
+  depth: number;
+}
+
+/** One request's unit of work: its own EntityManager fork, its actor and its DataLoaders. */
+export class RequestContext {
+  readonly loaders: Loaders;
+  /** The organizations the actor belongs to, looked up once per request or taken from the access cache (see tenancy.ts). */
+  memberships?: Promise<Memberships>;
+  /** Set while an activity's steps write (see modules/workflow/activity-runner.ts). */
+  cause?: ActivityCause;
+
+  constructor(
+    readonly em: EntityManager,
+    readonly actor: Actor,
+    readonly services: Services,
+  ) {
+    this.loaders = new Loaders(this);
+  }
+
+  get isAdmin(): boolean {
+    return this.actor.kind === 'system' || this.actor.isAdmin;
+  }
+
+  get user(): PlatformUser | undefined {
+    return this.actor.kind === 'user' ? this.actor.user : undefined;
+  }
+
+  get actorType(): ActorType {
+    if (this.actor.kind === 'system') return 'SYSTEM';
+    return this.actor.credential === 'api-key' ? 'API_KEY' : 'USER';
+  }
+
+  /** The same unit of work acting as the system, for rows a rule creates on the caller's behalf. */
+  asSystem(): RequestContext {
+    return this.actingAs({ kind: 'system' });
+  }
+
+  /** The same unit of work acting as `actor` (the demo loader writes as its user within the system's transaction). */
+  actingAs(actor: Actor): RequestContext {
+    const other = new RequestContext(this.em, actor, this.services);
+    other.cause = this.cause;
+    // What it defers belongs to this context's transaction: it runs when (and only if) that commits.
+    other.committed = this.committed;
+    return other;
+  }
+
+  /**
+   * Runs `work` in one database transaction: everything it wrote is kept, or nothing is. What `work`
+   * defers with `afterCommit` runs once the transaction has committed (never when it rolled back).
+   */
+  async transaction<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
+    let inner: RequestContext | undefined;
+    let result: R;
+    try {
+      result = await this.em.transactional((em) => {
+        inner = new RequestContext(em as EntityManager, this.actor, this.services);
+        inner.memberships = this.memberships;
+        inner.cause = this.cause;
+        return work(inner);
+      });
+    } catch (error) {
+      throw this.converted(error);
+    }
+    // A write may have changed who belongs where (a new organization, a new member).
+    this.memberships = undefined;
+    const deferred = inner?.committed ?? [];
+    // A transaction inside another commits with the outer one.
+    if (this.em.isInTransaction()) this.committed.push(...deferred);
+    else for (const task of deferred) await task(this);
+    return result;
+  }
+
+  /** Work deferred until the transaction of this context commits, run with the context outside it. */
+  private committed: ((outside: RequestContext) => Promise<void>)[] = [];
+
+  /** Runs `task` once this context's transaction has committed (at once outside a transaction). */
+  async afterCommit(task: (outside: RequestContext) => Promise<void>): Promise<void> {
+    if (this.em.isInTransaction()) this.committed.push(task);
+    else await task(this);
+  }
+
+  /**
+   * A constraint checked at COMMIT (a deferred one) fails outside any statement the ORM converts: it is
+   * given the ORM's exception class here too, so that it answers as the same failure would mid-transaction.
+   */
+  private converted(error: unknown): unknown {
+    const sqlState = (error as { code?: unknown } | null)?.code;
+    if (error instanceof DriverException || !(error instanceof Error) || typeof sqlState !== 'string' || !/^[0-9A-Z]{5}$/.test(sqlState)) return error;
+    return this.em.getDriver().convertException(error);
+  }
+}

@@ -1,0 +1,75 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { BaseEntity } from '../entities/base';
+import type { Resource } from '../model/resource';
+import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import type { ReadPool } from '../database/read-pool';
+import { AccessCache } from './access-cache';
+import type { PlatformModule } from './module';
+import { ModuleRegistry } from './module-registry';
+import { ResourceService } from './resource-service';
+
+/**
+ * What modules add to the services every request reaches (`ctx.services`): each module declares its
+ * own members here by augmenting this interface (`declare module '.../engine/services'`), so that the
+ * engine names none of them. Given to the constructor, or made by a module's `defaults`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the modules' declarations
+export interface ModuleDependencies {}
+
+export interface EngineOptions {
+  accessCacheSeconds?: number;
+  /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
+  reads?: ReadPool;
+}
+
+// The members the modules declared are members of every Services (merged with the class below).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface Services extends ModuleDependencies {}
+
+/** The service of every registered resource, with the rules its module registered, found by path or by entity class. */
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class Services {
+  private readonly byPath = new Map<string, ResourceService>();
+  private readonly byEntity = new Map<EntityClass<object>, ResourceService>();
+
+  /** Credentials and memberships shared by the requests of this process (see access-cache.ts). */
+  readonly accessCache: AccessCache;
+
+  /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
+  readonly reads?: ReadPool;
+
+  /** The modules' rules and operation handlers, checked when built. */
+  readonly modules: ModuleRegistry;
+
+  constructor(
+    readonly resources: readonly Resource[],
+    modules: readonly PlatformModule[],
+    options: EngineOptions & Partial<ModuleDependencies> = {},
+  ) {
+    const { accessCacheSeconds, reads, ...dependencies } = options;
+    this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
+    this.reads = reads;
+    this.modules = new ModuleRegistry(resources, modules);
+    Object.assign(this, dependencies);
+    for (const module of modules) {
+      for (const [name, make] of Object.entries(module.defaults ?? {}) as [keyof ModuleDependencies, () => unknown][]) {
+        if ((this as Record<string, unknown>)[name] === undefined) (this as Record<string, unknown>)[name] = make();
+      }
+    }
+    for (const resource of resources) {
+      const service = new ResourceService({ ...(resource as Resource<BaseEntity>), rules: this.modules.rulesOf(resource.entity as EntityClass<BaseEntity>) });
+      this.byPath.set(resource.path, service);
+      this.byEntity.set(resource.entity, service);
+    }
+  }
+
+  resource(path: string): ResourceService {
+    const service = this.byPath.get(path);
+    if (!service) throw new Error(`no resource registered at ${path}`);
+    return service;
+  }
+
+  forEntity<T extends object>(entity: EntityClass<T>): ResourceService<T & BaseEntity> | undefined {
+    return this.byEntity.get(entity) as ResourceService<T & BaseEntity> | undefined;
+  }
+}
