@@ -1,7 +1,7 @@
 'use strict';
 /**
  * `npm run build` (`-- --force` to compile even when nothing changed): compiles src/ and migrations/
- * into dist/ without ever leaving dist/ incomplete, since a server may be running from it while a script
+ * into dist/ (with `--project tools/tsconfig.json`, the tools into dist-tools/) without ever leaving dist/ incomplete, since a server may be running from it while a script
  * (npm test, npm run demo, npm run check:explorers) builds. Each output is written beside its target and
  * renamed over it, so a reader finds the old file or the new one, never none or half of one; outputs no
  * longer produced (a deleted migration, say) are removed afterwards. Nothing is written when the
@@ -24,7 +24,7 @@ function main() {
   const outDir = config.options.outDir;
   const stampPath = path.join(outDir, STAMP);
   if (!process.argv.includes('--force') && isCurrent(config, outDir, stampPath)) {
-    console.log('dist/ is up to date (npm run build -- --force compiles anyway)');
+    console.log(`${path.relative(root, outDir)}/ is up to date (--force compiles anyway)`);
     return 0;
   }
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options, projectReferences: config.projectReferences });
@@ -42,14 +42,20 @@ function main() {
   return 0;
 }
 
+/** The project compiled: tsconfig.json, or the one `--project <file>` names. */
+function configFile() {
+  const at = process.argv.indexOf('--project');
+  return path.resolve(root, at > 0 && process.argv[at + 1] ? process.argv[at + 1] : 'tsconfig.json');
+}
+
 function readConfig() {
-  const file = path.join(root, 'tsconfig.json');
+  const file = configFile();
   const read = ts.readConfigFile(file, ts.sys.readFile);
   if (read.error) {
     report([read.error]);
     process.exit(1);
   }
-  return ts.parseJsonConfigFileContent(read.config, ts.sys, root, undefined, file);
+  return ts.parseJsonConfigFileContent(read.config, ts.sys, path.dirname(file), undefined, file);
 }
 
 function isCurrent(config, outDir, stampPath) {

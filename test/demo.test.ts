@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { DEMO_ORGANIZATION_NAME, DEMO_USER_EMAIL } from '../src/demo/demo-data';
 import { EXAMPLE_QUERY } from '../src/http/explorers';
-import { findChromium } from '../src/scripts/browser/chromium';
-import { checkExplorers, problemsOf } from '../src/scripts/browser/explorer-checks';
+import { findChromium } from '../tools/browser/chromium';
+import { checkExplorers, problemsOf } from '../tools/browser/explorer-checks';
 import { startServer, type TestServer } from './support/server';
 import { tenantKeyViolations } from './support/tenant-keys';
 

@@ -1,5 +1,5 @@
 import './bench/env';
-import '../env';
+import '../src/env';
 import 'reflect-metadata';
 import { percentile } from './bench/report';
 import { call, pooled } from './bench/http';

@@ -1,12 +1,12 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MikroORM } from '@mikro-orm/core';
-import { appOptions, createApp } from '../../app';
-import { generateApiKey } from '../../modules/access/api-keys';
-import { bootstrapAdministrator } from '../../auth/bootstrap';
-import { loadConfig, type AppConfig } from '../../config/config';
-import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../../database/database-url';
-import { openDatabase } from '../../database/orm';
+import { appOptions, createApp } from '../../src/app';
+import { generateApiKey } from '../../src/modules/access/api-keys';
+import { bootstrapAdministrator } from '../../src/auth/bootstrap';
+import { loadConfig, type AppConfig } from '../../src/config/config';
+import { databaseServer, dropDatabase, ensureDatabase, withDatabase } from '../../src/database/database-url';
+import { openDatabase } from '../../src/database/orm';
 import type { Api } from './http';
 
 /**

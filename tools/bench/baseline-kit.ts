@@ -2,7 +2,7 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import { createHash } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
-import { REQUEST_SESSION_OPTIONS } from '../../database/session-options';
+import { REQUEST_SESSION_OPTIONS } from '../../src/database/session-options';
 
 /**
  * What the express + `pg` baselines of `npm run bench` share (bench/same-sql.ts, bench/least-sql.ts):

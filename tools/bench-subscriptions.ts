@@ -1,5 +1,5 @@
 import './bench/env';
-import '../env';
+import '../src/env';
 import 'reflect-metadata';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';

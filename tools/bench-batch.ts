@@ -1,7 +1,7 @@
 import './bench/env';
-import '../env';
+import '../src/env';
 import 'reflect-metadata';
-import { queryCounter } from '../database/query-counter';
+import { queryCounter } from '../src/database/query-counter';
 import { call, pooled, type Api } from './bench/http';
 import { PhaseObserver } from './bench/observe';
 import { exitWhenDone, onScratchServer } from './bench/scratch-server';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { API_KEY_STORAGE_KEY, GRAPHIQL_KEY_HINT } from '../../http/explorers';
+import { API_KEY_STORAGE_KEY, GRAPHIQL_KEY_HINT } from '../../src/http/explorers';
 import { Browser, type Page } from './chromium';
 
 export interface ExplorerCheckResult {
