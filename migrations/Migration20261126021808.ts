@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261126021808 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`create index "organization_created_on_id_index" on "organization" ("created_on", "id");`);
 
@@ -113,5 +112,4 @@ export class Migration20261126021808 extends Migration {
     this.addSql(`create index "team_member_team_id_index" on "team_member" ("team_id");`);
     this.addSql(`create index "team_member_user_id_index" on "team_member" ("user_id");`);
   }
-
 }

@@ -1,7 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261126091500 extends Migration {
-
   override async up(): Promise<void> {
     // A model's upstreamModel defaults to its name: rows written before the rule get it now.
     this.addSql(`update "model_catalog_entry" set "upstream_model" = "name" where trim("upstream_model") = '';`);
@@ -10,5 +9,4 @@ export class Migration20261126091500 extends Migration {
   override async down(): Promise<void> {
     // The names filled in cannot be told from names written on purpose: nothing to undo.
   }
-
 }

@@ -7,7 +7,6 @@ import { Migration } from '@mikro-orm/migrations';
  * commits and never when it rolls back. A task's soft delete (deleted turning true) is op `delete`.
  */
 export class Migration20261126093000 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`create function "platform_announce_row_change"() returns trigger language plpgsql as $$
 declare
@@ -32,7 +31,9 @@ begin
 end
 $$;`);
     for (const table of ['task', 'platform_event', 'activity']) {
-      this.addSql(`create trigger "${table}_announce_change" after insert or update or delete on "${table}" for each row execute function "platform_announce_row_change"();`);
+      this.addSql(
+        `create trigger "${table}_announce_change" after insert or update or delete on "${table}" for each row execute function "platform_announce_row_change"();`,
+      );
     }
   }
 
@@ -42,5 +43,4 @@ $$;`);
     }
     this.addSql(`drop function if exists "platform_announce_row_change"();`);
   }
-
 }

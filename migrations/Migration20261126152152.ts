@@ -5,7 +5,6 @@ import { Migration } from '@mikro-orm/migrations';
  * null (every organization never deleted) become false, and the column is required from now on.
  */
 export class Migration20261126152152 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`update "organization" set "archived" = false where "archived" is null;`);
     this.addSql(`alter table "organization" alter column "archived" set not null;`);
@@ -14,5 +13,4 @@ export class Migration20261126152152 extends Migration {
   override async down(): Promise<void> {
     this.addSql(`alter table "organization" alter column "archived" drop not null;`);
   }
-
 }

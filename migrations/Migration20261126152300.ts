@@ -8,7 +8,6 @@ import { Migration } from '@mikro-orm/migrations';
  * its organization, oldest rows first.
  */
 export class Migration20261126152300 extends Migration {
-
   override async up(): Promise<void> {
     this.addSql(`do $$
 declare
@@ -43,5 +42,4 @@ $$;`);
   override async down(): Promise<void> {
     // The derived slugs are valid ones: nothing to undo.
   }
-
 }

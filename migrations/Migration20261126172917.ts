@@ -8,7 +8,6 @@ import { Migration } from '@mikro-orm/migrations';
  * parent's delete, archive and restore in the same transaction.
  */
 export class Migration20261126172917 extends Migration {
-
   override async up(): Promise<void> {
     // The columns.
     this.addSql(`alter table "label" add column "parent_hidden" boolean not null default false;`);
@@ -66,44 +65,100 @@ export class Migration20261126172917 extends Migration {
     this.addSql(`update "data_store" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* DataStore */;`);
     this.addSql(`update "document_store" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* DocumentStore */;`);
     this.addSql(`update "execution" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Execution */;`);
-    this.addSql(`update "knowledge_feature" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* KnowledgeFeature */;`);
+    this.addSql(
+      `update "knowledge_feature" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* KnowledgeFeature */;`,
+    );
     this.addSql(`update "knowledge_set" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* KnowledgeSet */;`);
     this.addSql(`update "label" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Label */;`);
-    this.addSql(`update "organization_secret" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* OrganizationSecret */;`);
+    this.addSql(
+      `update "organization_secret" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* OrganizationSecret */;`,
+    );
     this.addSql(`update "platform_event" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* PlatformEvent */;`);
     this.addSql(`update "project" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Project */;`);
     this.addSql(`update "project_status" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* ProjectStatus */;`);
-    this.addSql(`update "project_template" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* ProjectTemplate */;`);
+    this.addSql(
+      `update "project_template" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* ProjectTemplate */;`,
+    );
     this.addSql(`update "prompt" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Prompt */;`);
     this.addSql(`update "service_bridge" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* ServiceBridge */;`);
     this.addSql(`update "session" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Session */;`);
     this.addSql(`update "task_status" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* TaskStatus */;`);
     this.addSql(`update "team" c set "parent_hidden" = p."archived" from "organization" p where p."id" = c."organization_id" /* Team */;`);
-    this.addSql(`update "activity" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Activity */;`);
-    this.addSql(`update "agent_session" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "agent" p where p."id" = c."agent_id" /* AgentSession */;`);
-    this.addSql(`update "assistant" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Assistant */;`);
-    this.addSql(`update "channel" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Channel */;`);
-    this.addSql(`update "document_family" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "document_store" p where p."id" = c."document_store_id" /* DocumentFamily */;`);
-    this.addSql(`update "document_status" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* DocumentStatus */;`);
-    this.addSql(`update "knowledge_item" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "knowledge_set" p where p."id" = c."knowledge_set_id" /* KnowledgeItem */;`);
-    this.addSql(`update "knowledge_set_snapshot" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "knowledge_set" p where p."id" = c."knowledge_set_id" /* KnowledgeSetSnapshot */;`);
-    this.addSql(`update "project_resource" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* ProjectResource */;`);
-    this.addSql(`update "step_execution" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."organization_id" from "execution" p where p."id" = c."execution_id" /* StepExecution */;`);
-    this.addSql(`update "task" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Task */;`);
-    this.addSql(`update "task_group" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskGroup */;`);
-    this.addSql(`update "task_group_history_entry" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskGroupHistoryEntry */;`);
-    this.addSql(`update "task_template" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskTemplate */;`);
-    this.addSql(`update "team_member" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."organization_id" from "team" p where p."id" = c."team_id" /* TeamMember */;`);
-    this.addSql(`update "trigger" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Trigger */;`);
-    this.addSql(`update "workspace" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Workspace */;`);
-    this.addSql(`update "applied_knowledge_set" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* AppliedKnowledgeSet */;`);
-    this.addSql(`update "content_object" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* ContentObject */;`);
-    this.addSql(`update "data_object" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* DataObject */;`);
-    this.addSql(`update "knowledge_clause" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."tenant_id" from "knowledge_item" p where p."id" = c."knowledge_item_id" /* KnowledgeClause */;`);
-    this.addSql(`update "linked_delta" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* LinkedDelta */;`);
-    this.addSql(`update "message" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."tenant_id" from "channel" p where p."id" = c."channel_id" /* Message */;`);
-    this.addSql(`update "task_activity" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "task" p where p."id" = c."task_id" /* TaskActivity */;`);
-    this.addSql(`update "task_document_family" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "task" p where p."id" = c."task_id" /* TaskDocumentFamily */;`);
+    this.addSql(
+      `update "activity" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Activity */;`,
+    );
+    this.addSql(
+      `update "agent_session" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "agent" p where p."id" = c."agent_id" /* AgentSession */;`,
+    );
+    this.addSql(
+      `update "assistant" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Assistant */;`,
+    );
+    this.addSql(
+      `update "channel" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Channel */;`,
+    );
+    this.addSql(
+      `update "document_family" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "document_store" p where p."id" = c."document_store_id" /* DocumentFamily */;`,
+    );
+    this.addSql(
+      `update "document_status" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* DocumentStatus */;`,
+    );
+    this.addSql(
+      `update "knowledge_item" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "knowledge_set" p where p."id" = c."knowledge_set_id" /* KnowledgeItem */;`,
+    );
+    this.addSql(
+      `update "knowledge_set_snapshot" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "knowledge_set" p where p."id" = c."knowledge_set_id" /* KnowledgeSetSnapshot */;`,
+    );
+    this.addSql(
+      `update "project_resource" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* ProjectResource */;`,
+    );
+    this.addSql(
+      `update "step_execution" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."organization_id" from "execution" p where p."id" = c."execution_id" /* StepExecution */;`,
+    );
+    this.addSql(
+      `update "task" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Task */;`,
+    );
+    this.addSql(
+      `update "task_group" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskGroup */;`,
+    );
+    this.addSql(
+      `update "task_group_history_entry" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskGroupHistoryEntry */;`,
+    );
+    this.addSql(
+      `update "task_template" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* TaskTemplate */;`,
+    );
+    this.addSql(
+      `update "team_member" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."organization_id" from "team" p where p."id" = c."team_id" /* TeamMember */;`,
+    );
+    this.addSql(
+      `update "trigger" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Trigger */;`,
+    );
+    this.addSql(
+      `update "workspace" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."organization_id" from "project" p where p."id" = c."project_id" /* Workspace */;`,
+    );
+    this.addSql(
+      `update "applied_knowledge_set" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* AppliedKnowledgeSet */;`,
+    );
+    this.addSql(
+      `update "content_object" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* ContentObject */;`,
+    );
+    this.addSql(
+      `update "data_object" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* DataObject */;`,
+    );
+    this.addSql(
+      `update "knowledge_clause" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."tenant_id" from "knowledge_item" p where p."id" = c."knowledge_item_id" /* KnowledgeClause */;`,
+    );
+    this.addSql(
+      `update "linked_delta" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "document_family" p where p."id" = c."document_family_id" /* LinkedDelta */;`,
+    );
+    this.addSql(
+      `update "message" c set "parent_hidden" = p."parent_hidden", "tenant_id" = p."tenant_id" from "channel" p where p."id" = c."channel_id" /* Message */;`,
+    );
+    this.addSql(
+      `update "task_activity" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "task" p where p."id" = c."task_id" /* TaskActivity */;`,
+    );
+    this.addSql(
+      `update "task_document_family" c set "parent_hidden" = (p."deleted" or p."parent_hidden"), "tenant_id" = p."tenant_id" from "task" p where p."id" = c."task_id" /* TaskDocumentFamily */;`,
+    );
     this.addSql(`create or replace function "activity_plan_tenant_key"() returns trigger language plpgsql as $$
 declare parent_tenant uuid; hidden boolean;
 begin
@@ -842,83 +897,157 @@ create or replace trigger "task_hide_children" after update on "task" referencin
     // A tenant's live rows in the default order.
     this.addSql(`create index "label_organization_id_parent_hidden_created_on_id_index" on "label" ("organization_id", "parent_hidden", "created_on", "id");`);
 
-    this.addSql(`create index "knowledge_feature_organization_id_parent_hidden_cr_1a2a1_index" on "knowledge_feature" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "knowledge_feature_organization_id_parent_hidden_cr_1a2a1_index" on "knowledge_feature" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "document_store_organization_id_deleted_parent_hidd_6a042_index" on "document_store" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "document_store_organization_id_deleted_parent_hidd_6a042_index" on "document_store" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "data_store_organization_id_deleted_parent_hidden_c_85c05_index" on "data_store" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "data_store_organization_id_deleted_parent_hidden_c_85c05_index" on "data_store" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "data_form_organization_id_deleted_parent_hidden_cr_b5f56_index" on "data_form" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "data_form_organization_id_deleted_parent_hidden_cr_b5f56_index" on "data_form" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "data_definition_organization_id_deleted_parent_hid_2a269_index" on "data_definition" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "data_definition_organization_id_deleted_parent_hid_2a269_index" on "data_definition" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "agent_runtime_organization_id_deleted_parent_hidde_a4e64_index" on "agent_runtime" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "agent_runtime_organization_id_deleted_parent_hidde_a4e64_index" on "agent_runtime" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "activity_plan_organization_id_deleted_parent_hidde_96207_index" on "activity_plan" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "activity_plan_organization_id_deleted_parent_hidde_96207_index" on "activity_plan" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "organization_secret_organization_id_parent_hidden__079ea_index" on "organization_secret" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "organization_secret_organization_id_parent_hidden__079ea_index" on "organization_secret" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "project_status_organization_id_parent_hidden_creat_3090b_index" on "project_status" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "project_status_organization_id_parent_hidden_creat_3090b_index" on "project_status" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "project_organization_id_deleted_parent_hidden_crea_da79c_index" on "project" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "project_organization_id_deleted_parent_hidden_crea_da79c_index" on "project" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "project_resource_tenant_id_parent_hidden_created_on_id_index" on "project_resource" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "project_resource_tenant_id_parent_hidden_created_on_id_index" on "project_resource" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "platform_event_organization_id_parent_hidden_creat_03b5b_index" on "platform_event" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "platform_event_organization_id_parent_hidden_creat_03b5b_index" on "platform_event" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "knowledge_set_organization_id_deleted_parent_hidde_1784b_index" on "knowledge_set" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "knowledge_set_organization_id_deleted_parent_hidde_1784b_index" on "knowledge_set" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "knowledge_set_snapshot_tenant_id_parent_hidden_cre_42a97_index" on "knowledge_set_snapshot" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "knowledge_set_snapshot_tenant_id_parent_hidden_cre_42a97_index" on "knowledge_set_snapshot" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "knowledge_item_tenant_id_parent_hidden_created_on_id_index" on "knowledge_item" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "knowledge_item_tenant_id_parent_hidden_created_on_id_index" on "knowledge_item" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "knowledge_clause_tenant_id_parent_hidden_created_on_id_index" on "knowledge_clause" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "knowledge_clause_tenant_id_parent_hidden_created_on_id_index" on "knowledge_clause" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "document_status_tenant_id_parent_hidden_created_on_id_index" on "document_status" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "document_status_tenant_id_parent_hidden_created_on_id_index" on "document_status" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "document_family_tenant_id_deleted_parent_hidden_cr_82a5c_index" on "document_family" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "document_family_tenant_id_deleted_parent_hidden_cr_82a5c_index" on "document_family" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "linked_delta_tenant_id_parent_hidden_created_on_id_index" on "linked_delta" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "linked_delta_tenant_id_parent_hidden_created_on_id_index" on "linked_delta" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
     this.addSql(`create index "data_object_tenant_id_parent_hidden_created_on_id_index" on "data_object" ("tenant_id", "parent_hidden", "created_on", "id");`);
 
-    this.addSql(`create index "content_object_tenant_id_deleted_parent_hidden_cre_185b4_index" on "content_object" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "content_object_tenant_id_deleted_parent_hidden_cre_185b4_index" on "content_object" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "applied_knowledge_set_tenant_id_parent_hidden_crea_957fd_index" on "applied_knowledge_set" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "applied_knowledge_set_tenant_id_parent_hidden_crea_957fd_index" on "applied_knowledge_set" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "assistant_tenant_id_deleted_parent_hidden_created_on_id_index" on "assistant" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "assistant_tenant_id_deleted_parent_hidden_created_on_id_index" on "assistant" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "execution_organization_id_parent_hidden_created_on_id_index" on "execution" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "execution_organization_id_parent_hidden_created_on_id_index" on "execution" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "agent_organization_id_deleted_parent_hidden_created_on_id_index" on "agent" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "agent_organization_id_deleted_parent_hidden_created_on_id_index" on "agent" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "project_template_organization_id_deleted_parent_hi_ff19a_index" on "project_template" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "project_template_organization_id_deleted_parent_hi_ff19a_index" on "project_template" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "prompt_organization_id_deleted_parent_hidden_creat_eefdc_index" on "prompt" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "prompt_organization_id_deleted_parent_hidden_creat_eefdc_index" on "prompt" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "service_bridge_organization_id_deleted_parent_hidd_01b78_index" on "service_bridge" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "service_bridge_organization_id_deleted_parent_hidd_01b78_index" on "service_bridge" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "session_organization_id_parent_hidden_created_on_id_index" on "session" ("organization_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "session_organization_id_parent_hidden_created_on_id_index" on "session" ("organization_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "step_execution_tenant_id_parent_hidden_created_on_id_index" on "step_execution" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "step_execution_tenant_id_parent_hidden_created_on_id_index" on "step_execution" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_group_history_entry_tenant_id_parent_hidden_c_1b5d9_index" on "task_group_history_entry" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_group_history_entry_tenant_id_parent_hidden_c_1b5d9_index" on "task_group_history_entry" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_status_organization_id_deleted_parent_hidden__b2d1c_index" on "task_status" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_status_organization_id_deleted_parent_hidden__b2d1c_index" on "task_status" ("organization_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_template_tenant_id_deleted_parent_hidden_crea_4c45a_index" on "task_template" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_template_tenant_id_deleted_parent_hidden_crea_4c45a_index" on "task_template" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
     this.addSql(`create index "team_organization_id_parent_hidden_created_on_id_index" on "team" ("organization_id", "parent_hidden", "created_on", "id");`);
 
-    this.addSql(`create index "task_group_tenant_id_deleted_parent_hidden_created_on_id_index" on "task_group" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_group_tenant_id_deleted_parent_hidden_created_on_id_index" on "task_group" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_tenant_id_deleted_parent_hidden_created_on_id_index" on "task" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_tenant_id_deleted_parent_hidden_created_on_id_index" on "task" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_document_family_tenant_id_parent_hidden_creat_efe87_index" on "task_document_family" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_document_family_tenant_id_parent_hidden_creat_efe87_index" on "task_document_family" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "task_activity_tenant_id_parent_hidden_created_on_id_index" on "task_activity" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "task_activity_tenant_id_parent_hidden_created_on_id_index" on "task_activity" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
-    this.addSql(`create index "agent_session_tenant_id_parent_hidden_created_on_id_index" on "agent_session" ("tenant_id", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "agent_session_tenant_id_parent_hidden_created_on_id_index" on "agent_session" ("tenant_id", "parent_hidden", "created_on", "id");`,
+    );
 
     this.addSql(`create index "team_member_tenant_id_parent_hidden_created_on_id_index" on "team_member" ("tenant_id", "parent_hidden", "created_on", "id");`);
 
@@ -926,7 +1055,9 @@ create or replace trigger "task_hide_children" after update on "task" referencin
 
     this.addSql(`create index "activity_tenant_id_parent_hidden_created_on_id_index" on "activity" ("tenant_id", "parent_hidden", "created_on", "id");`);
 
-    this.addSql(`create index "workspace_tenant_id_deleted_parent_hidden_created_on_id_index" on "workspace" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`);
+    this.addSql(
+      `create index "workspace_tenant_id_deleted_parent_hidden_created_on_id_index" on "workspace" ("tenant_id", "deleted", "parent_hidden", "created_on", "id");`,
+    );
 
     this.addSql(`create index "channel_tenant_id_parent_hidden_created_on_id_index" on "channel" ("tenant_id", "parent_hidden", "created_on", "id");`);
 
@@ -1129,5 +1260,4 @@ create or replace trigger "task_hide_children" after update on "task" referencin
     this.addSql(`drop index "workspace_tenant_id_deleted_parent_hidden_created_on_id_index";`);
     this.addSql(`alter table "workspace" drop column "tenant_id", drop column "parent_hidden";`);
   }
-
 }

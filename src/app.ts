@@ -161,7 +161,13 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     onRefusal: metrics.rateLimitRefused,
   });
   const openApi = buildOpenApiDocument(resources);
-  const live = new LiveUpdates({ databaseUrl, authenticator, limits, schema: buildGraphqlSchema(resources), accessChanged: () => services.accessCache.clear() });
+  const live = new LiveUpdates({
+    databaseUrl,
+    authenticator,
+    limits,
+    schema: buildGraphqlSchema(resources),
+    accessChanged: () => services.accessCache.clear(),
+  });
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');

@@ -154,7 +154,11 @@ main().catch(async (error: unknown) => {
   if (error instanceof PortInUse || error instanceof EmbeddedDatabaseInUse) logger.fatal(error.message);
   else logger.fatal({ err: error }, 'could not start');
   try {
-    await within(release().then(() => true), RELEASE_AFTER_FAILURE_MS, false);
+    await within(
+      release().then(() => true),
+      RELEASE_AFTER_FAILURE_MS,
+      false,
+    );
   } catch (releaseError) {
     logger.error({ err: releaseError }, 'could not release what the start had started');
   }

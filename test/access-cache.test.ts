@@ -64,7 +64,10 @@ describe('credentials and memberships cached per process', () => {
       const created = await userWithKey();
       key = created.key;
       expect((await me(first, key)).status).toBe(200);
-      await first.orm.em.fork().getConnection().execute('update access_token set expires_at = ? where id = ?', [new Date(Date.now() - 1_000), created.keyId]);
+      await first.orm.em
+        .fork()
+        .getConnection()
+        .execute('update access_token set expires_at = ? where id = ?', [new Date(Date.now() - 1_000), created.keyId]);
       statuses.push((await me(first, key)).status);
     }
     expect(statuses.at(-1)).toBe(200);

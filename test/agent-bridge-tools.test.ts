@@ -49,7 +49,12 @@ beforeAll(async () => {
     { name: 'big', path: `/json-bytes/${300 * 1024}` },
     { name: 'find', path: '/echo', requestSchema: { required: ['customerId'] } },
   ];
-  bridges.callable = await createBridge(org.id, { agentCallable: true, baseUrl: upstream.origin(), defaultHeaders: [{ name: 'X-Key', value: `\${secrets.${secretName}}` }], endpoints });
+  bridges.callable = await createBridge(org.id, {
+    agentCallable: true,
+    baseUrl: upstream.origin(),
+    defaultHeaders: [{ name: 'X-Key', value: `\${secrets.${secretName}}` }],
+    endpoints,
+  });
   bridges.private = await createBridge(org.id, { agentCallable: true, baseUrl: 'http://10.0.0.1', endpoints });
   bridges.notCallable = await createBridge(org.id, { agentCallable: false, baseUrl: upstream.origin(), endpoints });
   bridges.unbound = await createBridge(org.id, { agentCallable: true, baseUrl: upstream.origin(), endpoints });
@@ -96,7 +101,12 @@ describe('call_service_bridge', () => {
     const [seen] = await upstream.during(async () => {
       const answer = await call({ bridge: bridges.callable.slug.toUpperCase(), endpoint_name: 'echo', query: { x: 1, tag: ['a', 'b'] }, body: { ask: 'hi' } });
       expect(answer.status, answer.text).toBe(200);
-      expect(answer.body).toMatchObject({ status: 200, ok: true, truncated: false, body: { method: 'POST', url: '/echo?x=1&tag=a&tag=b', body: '{"ask":"hi"}' } });
+      expect(answer.body).toMatchObject({
+        status: 200,
+        ok: true,
+        truncated: false,
+        body: { method: 'POST', url: '/echo?x=1&tag=a&tag=b', body: '{"ask":"hi"}' },
+      });
       expect(answer.body.body.headers['x-key']).toBe('[REDACTED]');
       expect(answer.text).not.toContain(secretValue);
     });

@@ -63,13 +63,21 @@ function eventsOf(text: string): { event?: string; data: string }[] {
     .map((block) => {
       const lines = block.split('\n');
       const event = lines.find((l) => l.startsWith('event: '))?.slice(7);
-      const data = lines.filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n');
+      const data = lines
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
       return event ? { event, data } : { data };
     });
 }
 
 function post(body: Record<string, unknown>, signal?: AbortSignal): Promise<Response> {
-  return fetch(`${server.url}${PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': member.key }, body: JSON.stringify(body), signal });
+  return fetch(`${server.url}${PATH}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': member.key },
+    body: JSON.stringify(body),
+    signal,
+  });
 }
 
 async function stream(body: Record<string, unknown>): Promise<StreamAnswer> {
@@ -152,8 +160,12 @@ describe('the model catalogue', () => {
     });
     expect(() => readAiGatewayConfig({ providers: { p: {} } })).toThrow('aiGateway.providers.p.baseUrl is required');
     expect(() => readAiGatewayConfig({ providers: { p: { baseUrl: 'ftp://x' } } })).toThrow('aiGateway.providers.p.baseUrl must be an http or https URL');
-    expect(() => readAiGatewayConfig({ providers: { p: { baseUrl: 'http://x', apiKeyEnv: 'not a name' } } })).toThrow('aiGateway.providers.p.apiKeyEnv must be the name');
-    expect(() => readAiGatewayConfig({ providers: { p: { baseUrl: 'http://x', timeoutSeconds: 0 } } })).toThrow('aiGateway.providers.p.timeoutSeconds must be a positive');
+    expect(() => readAiGatewayConfig({ providers: { p: { baseUrl: 'http://x', apiKeyEnv: 'not a name' } } })).toThrow(
+      'aiGateway.providers.p.apiKeyEnv must be the name',
+    );
+    expect(() => readAiGatewayConfig({ providers: { p: { baseUrl: 'http://x', timeoutSeconds: 0 } } })).toThrow(
+      'aiGateway.providers.p.timeoutSeconds must be a positive',
+    );
     expect(() => readAiGatewayConfig({ providers: { p: 'http://x' } })).toThrow('aiGateway.providers.p must be a mapping');
   });
 });
@@ -175,7 +187,9 @@ describe('POST /api/ai/chat/completions', () => {
       object: 'chat.completion',
       created: 1_790_000_000,
       model: name,
-      choices: [{ index: 0, message: { role: 'assistant', content: 'Hello', reasoning: 'Let me think', reasoning_content: 'thinking' }, finish_reason: 'stop' }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: 'Hello', reasoning: 'Let me think', reasoning_content: 'thinking' }, finish_reason: 'stop' },
+      ],
       usage: { prompt_tokens: 5, completion_tokens: 2, total_tokens: 7 },
     });
     expect(answer.headers.get('x-ratelimit-limit')).toBeTruthy();
@@ -224,7 +238,9 @@ describe('POST /api/ai/chat/completions', () => {
     }
     // A model with the capabilities takes the same requests; an empty tools list is no tools.
     const able = await model('echo', { supports_tools: true, supports_vision: true, supports_documents: true });
-    const [received] = await upstream.during(async () => expect((await complete({ model: able, messages: withParts(document, image), tools })).status).toBe(200));
+    const [received] = await upstream.during(async () =>
+      expect((await complete({ model: able, messages: withParts(document, image), tools })).status).toBe(200),
+    );
     expect(received.body.tools).toEqual(tools);
     expect((await complete({ model: bare, messages: MESSAGES, tools: [] })).status).toBe(200);
   });
@@ -234,7 +250,10 @@ describe('POST /api/ai/chat/completions', () => {
     const nowhere = await model('echo', {}, 'nowhere');
     const keyUnset = await model('echo', {}, 'unsetKey');
     const calls = await upstream.during(async () => {
-      expect((await complete({ model: 'no-such-model', messages: MESSAGES })).body).toMatchObject({ status: 400, message: 'model no-such-model is not in the model catalogue' });
+      expect((await complete({ model: 'no-such-model', messages: MESSAGES })).body).toMatchObject({
+        status: 400,
+        message: 'model no-such-model is not in the model catalogue',
+      });
       expect((await complete({ model: disabled, messages: MESSAGES })).body).toMatchObject({ status: 400, message: `model ${disabled} is disabled` });
       expect((await complete({ model: nowhere, messages: MESSAGES })).body).toEqual({
         error: 'Service Unavailable',
@@ -258,7 +277,10 @@ describe('POST /api/ai/chat/completions', () => {
       [{ model: name, messages: [{ content: 'x' }] }, 'messages[0].role: must be a non-blank text'],
       [{ model: name, messages: [{ role: 'user', content: 7 }] }, 'messages[0].content: must be a text or a list of parts'],
       [{ model: name, messages: [{ role: 'user', content: [{ type: 'image_url', image_url: {} }] }] }, 'messages[0].content[0].image_url.url: must be a text'],
-      [{ model: name, messages: [{ role: 'user', content: [{ text: 'no type' }] }] }, 'messages[0].content[0]: must be an object with a type (text, image_url, document)'],
+      [
+        { model: name, messages: [{ role: 'user', content: [{ text: 'no type' }] }] },
+        'messages[0].content[0]: must be an object with a type (text, image_url, document)',
+      ],
       [{ model: name, messages: MESSAGES, stream: 'yes' }, 'stream: must be true or false'],
       [{ model: name, messages: MESSAGES, tools: {} }, 'tools: must be a list of tools'],
     ];
@@ -302,7 +324,12 @@ describe('streaming', () => {
 
   it('drops reasoning from the deltas unless the model has reasoning_output', async () => {
     const answer = await stream({ model: await model('echo'), messages: MESSAGES });
-    expect(answer.events.slice(0, -1).map((e) => JSON.parse(e.data).choices[0].delta)).toEqual([{ role: 'assistant', content: '' }, { content: 'Hel' }, { content: 'lo' }, {}]);
+    expect(answer.events.slice(0, -1).map((e) => JSON.parse(e.data).choices[0].delta)).toEqual([
+      { role: 'assistant', content: '' },
+      { content: 'Hel' },
+      { content: 'lo' },
+      {},
+    ]);
   });
 
   it('sends each chunk as it arrives: the first is read while the upstream still holds the rest', async () => {
@@ -380,7 +407,11 @@ describe('one error taxonomy, whole or streamed', () => {
     const name = await model('broken');
     const whole = await complete({ model: name, messages: MESSAGES });
     expect(whole.status).toBe(502);
-    expect(whole.body).toEqual({ error: 'Bad Gateway', status: 502, message: expect.stringMatching(/^the upstream 127\.0\.0\.1:\d+ broke off its answer \(UND_ERR_SOCKET\)$/) });
+    expect(whole.body).toEqual({
+      error: 'Bad Gateway',
+      status: 502,
+      message: expect.stringMatching(/^the upstream 127\.0\.0\.1:\d+ broke off its answer \(UND_ERR_SOCKET\)$/),
+    });
     const streamed = await stream({ model: name, messages: MESSAGES });
     expect(streamed.status).toBe(200);
     expect(streamed.events.map((e) => e.event)).toEqual([undefined, 'error']);
@@ -390,7 +421,10 @@ describe('one error taxonomy, whole or streamed', () => {
   it('an error event inside the stream ends it with event: error (502)', async () => {
     const streamed = await stream({ model: await model('error-event'), messages: MESSAGES });
     expect(streamed.events).toHaveLength(2);
-    expect(streamed.events[1]).toEqual({ event: 'error', data: JSON.stringify({ error: 'Bad Gateway', message: 'provider local sent an error: the model is overloaded', status: 502 }) });
+    expect(streamed.events[1]).toEqual({
+      event: 'error',
+      data: JSON.stringify({ error: 'Bad Gateway', message: 'provider local sent an error: the model is overloaded', status: 502 }),
+    });
   });
 
   it('an egress refusal is 400 with the egress text, and nothing is sent', async () => {
@@ -418,7 +452,10 @@ describe('GraphQL chatCompletion', () => {
     const refused = await server.graphql(mutation, { input: { model: name, messages: MESSAGES, tools: [{ type: 'function' }] } }, member.key);
     expect(refused.body.errors[0]).toMatchObject({ message: `model ${name} does not support tools`, extensions: { code: 'BAD_REQUEST', status: 400 } });
     const streamed = await server.graphql(mutation, { input: { model: name, messages: MESSAGES, stream: true } }, member.key);
-    expect(streamed.body.errors[0]).toMatchObject({ message: 'stream: a streamed answer is served by POST /api/ai/chat/completions only', extensions: { status: 400 } });
+    expect(streamed.body.errors[0]).toMatchObject({
+      message: 'stream: a streamed answer is served by POST /api/ai/chat/completions only',
+      extensions: { status: 400 },
+    });
     const failed = await server.graphql(mutation, { input: { model: await model('error-500'), messages: MESSAGES } }, member.key);
     answers.push(failed.text);
     expect(failed.body.errors[0]).toMatchObject({

@@ -146,7 +146,10 @@ afterAll(async () => {
 /** The token verified with the public key (signature, RS256, issuer, audience, expiry): its header and claims. */
 async function verified(token: string) {
   const { payload, protectedHeader } = await jwtVerify(token, publicKey, { issuer: ISSUER, audience: AUDIENCE, algorithms: ['RS256'] });
-  return { header: protectedHeader, claims: payload as JWTPayload & { orgs: string[]; models: string[]; objects: string[]; rowFilters: Record<string, Record<string, string[]>> } };
+  return {
+    header: protectedHeader,
+    claims: payload as JWTPayload & { orgs: string[]; models: string[]; objects: string[]; rowFilters: Record<string, Record<string, string[]>> },
+  };
 }
 
 /** POST /api/analytics/embed-token as `key` on `on`, answering 200: the answer and its verified token. */
@@ -159,7 +162,7 @@ async function mint(key: string, body?: unknown, on: TestServer = server) {
 const sorted = (slugs: string[]) => [...slugs].sort();
 
 describe('POST /api/analytics/embed-token', () => {
-  it('answers an RS256 token with kid whose claims grant every configured model, row-filtered to the caller\'s organizations', async () => {
+  it("answers an RS256 token with kid whose claims grant every configured model, row-filtered to the caller's organizations", async () => {
     const before = Math.floor(Date.now() / 1000);
     const { answer, header, claims } = await mint(member.key);
     const orgs = sorted([orgA.slug, orgB.slug]);
@@ -274,7 +277,11 @@ describe('503 when tokens cannot be signed', () => {
     ['no analyticsEmbed settings at all', () => undefined, /does not enable/],
     ['the block disabled (a key set)', () => ({ config: readAnalyticsEmbedConfig({ enabled: false }), signingKeyPem: privateKeyPem }), /does not enable/],
     ['the key missing', () => ({ config: embedConfig() }), /ANALYTICS_EMBED_SIGNING_KEY_PEM is not set/],
-    ['the key garbage', () => ({ config: embedConfig(), signingKeyPem: '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n' }), /not a usable RS256 private key/],
+    [
+      'the key garbage',
+      () => ({ config: embedConfig(), signingKeyPem: '-----BEGIN PRIVATE KEY-----\nbm90IGEga2V5\n-----END PRIVATE KEY-----\n' }),
+      /not a usable RS256 private key/,
+    ],
     ['the key not PEM at all', () => ({ config: embedConfig(), signingKeyPem: 'hunter2' }), /not a usable RS256 private key/],
     ['an RSA key too small to sign RS256', () => ({ config: embedConfig(), signingKeyPem: smallRsaKey() }), /not a usable RS256 private key/],
     ['an EC key', () => ({ config: embedConfig(), signingKeyPem: ecKey() }), /not a usable RS256 private key/],

@@ -29,7 +29,9 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
 const basic = (email: string, key: string) => `Basic ${Buffer.from(`${email}:${key}`, 'utf8').toString('base64')}`;
 
 async function createUser(body: Record<string, unknown> = {}) {
-  const answer = await server.request('POST', '/api/users', { body: { email: `${unique('keyuser')}@example.com`, firstName: 'Key', lastName: 'User', ...body } });
+  const answer = await server.request('POST', '/api/users', {
+    body: { email: `${unique('keyuser')}@example.com`, firstName: 'Key', lastName: 'User', ...body },
+  });
   expect(answer.status, answer.text).toBe(201);
   return answer.body;
 }
@@ -146,7 +148,7 @@ describe('access-tokens endpoints', () => {
     expectUnauthorized(await me(chosen));
   });
 
-  it('shows a user only their own keys, and refuses another user\'s key with 403', async () => {
+  it("shows a user only their own keys, and refuses another user's key with 403", async () => {
     const alice = await userWithKey();
     const bob = await userWithKey();
     const aliceSecond = await createKey({}, alice.key);
@@ -198,7 +200,10 @@ describe('access-tokens endpoints', () => {
     const alice = await userWithKey();
     const bob = await userWithKey();
     const renamed = unique('renamed');
-    for (const body of [{ name: renamed, userId: bob.user.id }, { name: renamed, user: { id: bob.user.id } }]) {
+    for (const body of [
+      { name: renamed, userId: bob.user.id },
+      { name: renamed, user: { id: bob.user.id } },
+    ]) {
       const answer = await server.request('PUT', `/api/access-tokens/${alice.keyId}`, { key: alice.key, body });
       if (answer.status === 200) expect(answer.body.userId).toBe(alice.user.id);
       else expect(answer.status, answer.text).toBe(400);
@@ -371,7 +376,10 @@ describe('refused credentials', () => {
     const user = await createUser();
     const key = await insertKey(user.id, { expiresAt: new Date(Date.now() - 60_000) });
     expectUnauthorized(await me(key));
-    await server.orm.em.fork().getConnection().execute(`update access_token set expires_at = null where token_hash = ?`, [sha256(key)]);
+    await server.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update access_token set expires_at = null where token_hash = ?`, [sha256(key)]);
     const answer = await me(key);
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.id).toBe(user.id);
@@ -441,7 +449,11 @@ describe('the caller', () => {
     expect(answer.body.errors, answer.text).toBeUndefined();
     expect(answer.body.data).toEqual({ me: { id: user.id, email: user.email } });
 
-    const basicAnswer = await server.request('POST', '/graphql', { key: null, headers: { authorization: basic(user.email, key) }, body: { query: '{ me { id email } }' } });
+    const basicAnswer = await server.request('POST', '/graphql', {
+      key: null,
+      headers: { authorization: basic(user.email, key) },
+      body: { query: '{ me { id email } }' },
+    });
     expect(basicAnswer.body.data, basicAnswer.text).toEqual({ me: { id: user.id, email: user.email } });
 
     const admin = await server.graphql('{ me { id email } }');

@@ -264,7 +264,9 @@ describe('bearer tokens verified with a configured public key (PEM)', () => {
         'with a tampered payload',
         async () => {
           const [header, , signature] = (await sign({ email: `${unique('x')}@example.com` })).split('.');
-          const payload = Buffer.from(JSON.stringify({ email: user.email, iss: ISSUER, aud: AUDIENCE, sub: unique('sub'), exp: nowSeconds() + 300 })).toString('base64url');
+          const payload = Buffer.from(JSON.stringify({ email: user.email, iss: ISSUER, aud: AUDIENCE, sub: unique('sub'), exp: nowSeconds() + 300 })).toString(
+            'base64url',
+          );
           return bearer(`${header}.${payload}.${signature}`);
         },
       ],
@@ -360,7 +362,9 @@ describe('bearer tokens verified against a JWKS URL', () => {
     expectUnauthorized(await me(jwksServer, await sign({ email: user.email }, { key: stranger.privateKey, kid: stranger.kid })));
     expectUnauthorized(await me(jwksServer, await sign({ email: user.email }, { key: stranger.privateKey, kid: first.kid })));
     expectUnauthorized(await me(jwksServer, await sign({ email: user.email }, { key: first.privateKey, kid: first.kid, audience: 'some-other-api' })));
-    expectUnauthorized(await me(jwksServer, await sign({ email: user.email }, { key: first.privateKey, kid: first.kid, exp: nowSeconds() - 300, iat: nowSeconds() - 3600 })));
+    expectUnauthorized(
+      await me(jwksServer, await sign({ email: user.email }, { key: first.privateKey, kid: first.kid, exp: nowSeconds() - 300, iat: nowSeconds() - 3600 })),
+    );
   });
 
   it('follows a key rotation without a restart: tokens of the new kid are accepted, the retired key is refused', async () => {

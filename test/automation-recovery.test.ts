@@ -36,7 +36,16 @@ afterAll(async () => {
 async function startWorkerProcess(): Promise<ChildProcess> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(process.execPath, [join(__dirname, '..', 'dist', 'src', 'main.js')], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), WORKER_CONCURRENCY: '1', EXPRESSION_TIMEOUT_MS: '60000', LOG_LEVEL: 'warn', DATA_DIR: dataDir, NODE_ENV: 'test' },
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      WORKER_CONCURRENCY: '1',
+      EXPRESSION_TIMEOUT_MS: '60000',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      NODE_ENV: 'test',
+    },
     stdio: 'ignore',
   });
   workers.push(child);

@@ -93,7 +93,8 @@ describe('a task_created trigger', () => {
         options: {
           taskData: {
             title: 'Review ${project.name} for ${activity.title}',
-            description: '${project.options.dataProperties.region}|${project.options.dataProperties.size}|${project.options.dataProperties.flag}|${project.options.dataProperties.nested}|${project.options.dataProperties.missing}|${unknown.x}',
+            description:
+              '${project.options.dataProperties.region}|${project.options.dataProperties.size}|${project.options.dataProperties.flag}|${project.options.dataProperties.nested}|${project.options.dataProperties.missing}|${unknown.x}',
             priority: 3,
             properties: { code: '${project.id}', region: '${project.options.dataProperties.region}', count: 5, deep: { text: '${project.name}' } },
           },
@@ -148,7 +149,9 @@ describe('a task_created trigger', () => {
   it('sees the project, the task and the status change (from, to) in its filter and input mapping', async () => {
     const project = await createProject(server, org.id, { name: 'Mapped' });
     for (const slug of ['draft', 'ready']) {
-      const status = await server.request('POST', '/api/task-statuses', { body: { label: `${slug}-${unique()}`, slug: `${slug}-${project.id.slice(0, 8)}`, organizationId: org.id } });
+      const status = await server.request('POST', '/api/task-statuses', {
+        body: { label: `${slug}-${unique()}`, slug: `${slug}-${project.id.slice(0, 8)}`, organizationId: org.id },
+      });
       expect(status.status, status.text).toBe(201);
     }
     const slugs = { draft: `draft-${project.id.slice(0, 8)}`, ready: `ready-${project.id.slice(0, 8)}` };
@@ -193,7 +196,9 @@ describe('activity steps', () => {
   it('fail a BRIDGE_CALL naming no bridge of the organization, and a CREATE_TASK whose task is refused, writing nothing', async () => {
     const project = await createProject(server, org.id);
     const bridge = await trigger(project.id, await plan([{ stepType: 'BRIDGE_CALL', options: { bridge: 'b', endpointName: 'e' } }]), { eventKind: 'manual' });
-    const bad = await trigger(project.id, await plan([{ stepType: 'CREATE_TASK', options: { taskData: { title: 't', priority: 'urgent' } } }]), { eventKind: 'manual' });
+    const bad = await trigger(project.id, await plan([{ stepType: 'CREATE_TASK', options: { taskData: { title: 't', priority: 'urgent' } } }]), {
+      eventKind: 'manual',
+    });
     const first = await finished((await server.request('POST', `/api/triggers/${bridge.id}/fire`)).body.id);
     expect(first.status).toBe('FAILED');
     expect(first.errorDetails.message).toBe("no service bridge b in the activity's organization");
@@ -205,7 +210,9 @@ describe('activity steps', () => {
 
   it('run a SCRIPT over the activity inputs and keep its result', async () => {
     const project = await createProject(server, org.id);
-    const manual = await trigger(project.id, await plan([{ ref: 'double', stepType: 'SCRIPT', options: { expression: 'inputs.n * 2' } }]), { eventKind: 'manual' });
+    const manual = await trigger(project.id, await plan([{ ref: 'double', stepType: 'SCRIPT', options: { expression: 'inputs.n * 2' } }]), {
+      eventKind: 'manual',
+    });
     const fired = await server.request('POST', `/api/triggers/${manual.id}/fire`, { body: { input: { n: 21 } } });
     expect(fired.status, fired.text).toBe(202);
     expect(fired.body).toMatchObject({ status: 'PENDING', inputs: { n: 21 }, startedByTriggerId: manual.id });
@@ -213,7 +220,7 @@ describe('activity steps', () => {
     expect(activity.steps[0]).toMatchObject({ ref: 'double', status: 'COMPLETED', output: 42 });
   });
 
-  it('fail a SCRIPT whose expression fails to evaluate, with JSONata\'s message', async () => {
+  it("fail a SCRIPT whose expression fails to evaluate, with JSONata's message", async () => {
     const project = await createProject(server, org.id);
     const manual = await trigger(project.id, await plan([{ ref: 'add', stepType: 'SCRIPT', options: { expression: '"a" + 1' } }]), { eventKind: 'manual' });
     const activity = await finished((await server.request('POST', `/api/triggers/${manual.id}/fire`)).body.id);
@@ -266,7 +273,11 @@ describe('POST /api/triggers/{id}/fire', () => {
     const read = await server.graphqlData(`query($id: ID!) { activity(id: $id) { status steps startedByTriggerId startedByTrigger { id slug eventKind } } }`, {
       id: data.fireTrigger.id,
     });
-    expect(read.activity).toMatchObject({ status: 'COMPLETED', startedByTriggerId: manual.id, startedByTrigger: { id: manual.id, slug: manual.slug, eventKind: 'manual' } });
+    expect(read.activity).toMatchObject({
+      status: 'COMPLETED',
+      startedByTriggerId: manual.id,
+      startedByTrigger: { id: manual.id, slug: manual.slug, eventKind: 'manual' },
+    });
     expect(read.activity.steps[0].output).toBe('hello');
   });
 });
@@ -281,10 +292,15 @@ describe('chains of activities', () => {
     await trigger(project.id, scriptPlan, { eventKind: 'activity_completed' });
     const fired = await server.request('POST', `/api/triggers/${start.id}/fire`, { body: {} });
     expect(fired.status).toBe(202);
-    await waitFor('the chain to stop', async () => {
-      await queueIdle();
-      return activitiesOf(project.id);
-    }, (all) => all.every((a) => a.status === 'COMPLETED') && all.filter((a) => a.errorDetails?.chainDepthExceeded).length === 2, 60_000);
+    await waitFor(
+      'the chain to stop',
+      async () => {
+        await queueIdle();
+        return activitiesOf(project.id);
+      },
+      (all) => all.every((a) => a.status === 'COMPLETED') && all.filter((a) => a.errorDetails?.chainDepthExceeded).length === 2,
+      60_000,
+    );
     const all = await activitiesOf(project.id);
     // Depth 1 (manual), then two branches of depths 2 to 5: nine activities, each branch refused once at depth 6.
     expect(all).toHaveLength(9);
@@ -307,7 +323,9 @@ describe('POST /api/orchestrator/activities/{id}/steps/{stepId}/error', () => {
     expect((await server.request('POST', path, { body: { reason: 'x' }, key: token.body.token })).status).toBe(403);
     expect((await server.request('POST', path, { body: '[1]' })).status).toBe(400);
     expect((await server.request('POST', `/api/orchestrator/activities/${activity.id}/steps/not-a-uuid/error`, { body: {} })).status).toBe(400);
-    expect((await server.request('POST', `/api/orchestrator/activities/${activity.id}/steps/00000000-0000-4000-8000-000000000000/error`, { body: {} })).status).toBe(404);
+    expect(
+      (await server.request('POST', `/api/orchestrator/activities/${activity.id}/steps/00000000-0000-4000-8000-000000000000/error`, { body: {} })).status,
+    ).toBe(404);
 
     const answer = await server.request('POST', path, { body: { reason: 'worker lost', code: 17 } });
     expect(answer.status, answer.text).toBe(202);

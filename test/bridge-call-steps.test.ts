@@ -94,16 +94,30 @@ describe('a BRIDGE_CALL step', () => {
     });
     const activity = await run([{ ref: 'steal', stepType: 'BRIDGE_CALL', options: { bridge: bridge.id, endpointName: 'credentials' } }]);
     expect(activity.status).toBe('FAILED');
-    expect(activity.errorDetails).toMatchObject({ ref: 'steal', stepType: 'BRIDGE_CALL', message: 'service bridge egress denied: 169.254.169.254 is a cloud metadata address' });
+    expect(activity.errorDetails).toMatchObject({
+      ref: 'steal',
+      stepType: 'BRIDGE_CALL',
+      message: 'service bridge egress denied: 169.254.169.254 is a cloud metadata address',
+    });
     expect(activity.steps[0]).toMatchObject({ status: 'FAILED', error: { message: activity.errorDetails.message } });
   });
 
   it("fails naming an endpoint the bridge does not have, or a bridge not of the activity's organization", async () => {
     const other = await createOrganization(server);
-    const foreign = await created('/api/service-bridges', { organizationId: other.id, name: unique('Foreign'), baseUrl: upstream.origin(), endpoints: [{ name: 'e', path: '/echo' }] });
+    const foreign = await created('/api/service-bridges', {
+      organizationId: other.id,
+      name: unique('Foreign'),
+      baseUrl: upstream.origin(),
+      endpoints: [{ name: 'e', path: '/echo' }],
+    });
     const foreignBridge = await run([{ stepType: 'BRIDGE_CALL', options: { bridge: foreign.slug, endpointName: 'e' } }]);
     expect(foreignBridge.errorDetails.message).toBe(`no service bridge ${foreign.slug} in the activity's organization`);
-    const own = await created('/api/service-bridges', { organizationId: org.id, name: unique('Own'), baseUrl: upstream.origin(), endpoints: [{ name: 'e', path: '/echo' }] });
+    const own = await created('/api/service-bridges', {
+      organizationId: org.id,
+      name: unique('Own'),
+      baseUrl: upstream.origin(),
+      endpoints: [{ name: 'e', path: '/echo' }],
+    });
     const missing = await run([{ stepType: 'BRIDGE_CALL', options: { bridge: own.id, endpointName: 'f' } }]);
     expect(missing.errorDetails.message).toBe(`service bridge ${own.slug} has no endpoint "f" (its endpoints: e)`);
   });
@@ -117,8 +131,17 @@ describe('a BRIDGE_CALL step waiting on its upstream', () => {
       baseUrl: upstream.origin(),
       endpoints: [{ name: 'slow', path: '/slow' }],
     });
-    const plan = await created('/api/activity-plans', { name: unique('Plan'), organizationId: org.id, steps: [{ ref: 'wait', stepType: 'BRIDGE_CALL', options: { bridge: bridge.slug, endpointName: 'slow' } }] });
-    const trigger = await created('/api/triggers', { name: unique('Trigger'), projectId: project.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${plan.slug}` });
+    const plan = await created('/api/activity-plans', {
+      name: unique('Plan'),
+      organizationId: org.id,
+      steps: [{ ref: 'wait', stepType: 'BRIDGE_CALL', options: { bridge: bridge.slug, endpointName: 'slow' } }],
+    });
+    const trigger = await created('/api/triggers', {
+      name: unique('Trigger'),
+      projectId: project.id,
+      eventKind: 'manual',
+      activityPlanRef: `activity-plan://${org.slug}/${plan.slug}`,
+    });
     const fired = await server.request('POST', `/api/triggers/${trigger.id}/fire`);
     const id = fired.body.id;
     for (let i = 0; (await server.request('GET', `/api/activities/${id}`)).body.status !== 'RUNNING'; i++) {

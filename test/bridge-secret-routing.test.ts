@@ -64,7 +64,10 @@ async function bridgeNamed(name: string): Promise<Row[]> {
 
 describe('creating a bridge that references secrets', () => {
   it('is 403 for a member, with the secret in a default header or an endpoint header, and nothing is stored', async () => {
-    for (const headers of [{ defaultHeaders: [secretHeader] }, { endpoints: [{ ...endpoints()[0], headers: [{ name: 'X-Key', value: 'k=${secrets.CRM_TOKEN};' }] }] }]) {
+    for (const headers of [
+      { defaultHeaders: [secretHeader] },
+      { endpoints: [{ ...endpoints()[0], headers: [{ name: 'X-Key', value: 'k=${secrets.CRM_TOKEN};' }] }] },
+    ]) {
       const name = unique('Exfiltrate');
       const answer = await server.request('POST', '/api/service-bridges', {
         key: member.key,
@@ -90,7 +93,12 @@ describe('creating a bridge that references secrets', () => {
 
   it('is allowed to owners and administrators, and to members when no header references a secret', async () => {
     await ownersBridge();
-    await rest(null, 'POST', '/api/service-bridges', 201, { organizationId: org.id, name: unique('ByAdmin'), baseUrl: ownersHost.origin(), defaultHeaders: [secretHeader] });
+    await rest(null, 'POST', '/api/service-bridges', 201, {
+      organizationId: org.id,
+      name: unique('ByAdmin'),
+      baseUrl: ownersHost.origin(),
+      defaultHeaders: [secretHeader],
+    });
     const plain = await rest(member, 'POST', '/api/service-bridges', 201, {
       organizationId: org.id,
       name: unique('Plain'),
@@ -101,7 +109,7 @@ describe('creating a bridge that references secrets', () => {
   });
 });
 
-describe("changing where a secret-referencing bridge sends its headers", () => {
+describe('changing where a secret-referencing bridge sends its headers', () => {
   const changes: [string, () => Row][] = [
     ['baseUrl', () => ({ baseUrl: membersHost.origin() })],
     ['endpoints', () => ({ endpoints: [{ name: 'call', method: 'GET', path: '/echo/elsewhere' }] })],
@@ -128,7 +136,12 @@ describe("changing where a secret-referencing bridge sends its headers", () => {
   });
 
   it("is 403 for a member who puts a secret into a plain bridge's headers", async () => {
-    const plain = await rest(member, 'POST', '/api/service-bridges', 201, { organizationId: org.id, name: unique('Plain'), baseUrl: membersHost.origin(), endpoints: endpoints() });
+    const plain = await rest(member, 'POST', '/api/service-bridges', 201, {
+      organizationId: org.id,
+      name: unique('Plain'),
+      baseUrl: membersHost.origin(),
+      endpoints: endpoints(),
+    });
     const answer = await server.request('PUT', `/api/service-bridges/${plain.id}`, { key: member.key, body: { defaultHeaders: [secretHeader] } });
     expect(answer.status, answer.text).toBe(403);
     expect((await rest(member, 'GET', `/api/service-bridges/${plain.id}`, 200)).defaultHeaders).toEqual([]);
@@ -136,16 +149,29 @@ describe("changing where a secret-referencing bridge sends its headers", () => {
 
   it('lets a member change what does not route the secret (name, description, agentCallable), and their own plain bridge entirely', async () => {
     const bridge = await ownersBridge();
-    const renamed = await rest(member, 'PUT', `/api/service-bridges/${bridge.id}`, 200, { name: unique('Renamed'), description: 'by a member', agentCallable: false });
+    const renamed = await rest(member, 'PUT', `/api/service-bridges/${bridge.id}`, 200, {
+      name: unique('Renamed'),
+      description: 'by a member',
+      agentCallable: false,
+    });
     expect(renamed).toMatchObject({ description: 'by a member', agentCallable: false, baseUrl: ownersHost.origin() });
-    const plain = await rest(member, 'POST', '/api/service-bridges', 201, { organizationId: org.id, name: unique('Plain'), baseUrl: ownersHost.origin(), endpoints: endpoints() });
-    expect((await rest(member, 'PUT', `/api/service-bridges/${plain.id}`, 200, { baseUrl: membersHost.origin(), endpoints: endpoints('/echo/moved') })).baseUrl).toBe(membersHost.origin());
+    const plain = await rest(member, 'POST', '/api/service-bridges', 201, {
+      organizationId: org.id,
+      name: unique('Plain'),
+      baseUrl: ownersHost.origin(),
+      endpoints: endpoints(),
+    });
+    expect(
+      (await rest(member, 'PUT', `/api/service-bridges/${plain.id}`, 200, { baseUrl: membersHost.origin(), endpoints: endpoints('/echo/moved') })).baseUrl,
+    ).toBe(membersHost.origin());
   });
 
   it('lets owners and administrators change all of it', async () => {
     const bridge = await ownersBridge();
     await rest(owner, 'PUT', `/api/service-bridges/${bridge.id}`, 200, { endpoints: endpoints('/echo/v2') });
-    expect((await rest(null, 'PUT', `/api/service-bridges/${bridge.id}`, 200, { baseUrl: `${ownersHost.origin()}/v2` })).baseUrl).toBe(`${ownersHost.origin()}/v2`);
+    expect((await rest(null, 'PUT', `/api/service-bridges/${bridge.id}`, 200, { baseUrl: `${ownersHost.origin()}/v2` })).baseUrl).toBe(
+      `${ownersHost.origin()}/v2`,
+    );
   });
 });
 

@@ -211,7 +211,13 @@ describe('assistants, data forms, executions and step executions', () => {
     expect(statusOnly).toMatchObject({ status: 'PENDING', changeSequence: 1 });
     expect((await rest(member, 'GET', `/api/executions/${execution.id}`, 200)).status).toBe('PENDING');
 
-    const step = await rest(member, 'POST', '/api/step-executions', 201, { executionId: execution.id, name: 'OCR', ref: 'acme/ocr', stepType: 'MODULE', outputIds: ['a'] });
+    const step = await rest(member, 'POST', '/api/step-executions', 201, {
+      executionId: execution.id,
+      name: 'OCR',
+      ref: 'acme/ocr',
+      stepType: 'MODULE',
+      outputIds: ['a'],
+    });
     expect(step).toMatchObject({ executionId: execution.id, name: 'OCR', stepType: 'MODULE', status: 'PENDING', outputIds: ['a'], start: null, end: null });
     const end = '2026-11-25T10:01:00.000Z';
     expect(await rest(member, 'PUT', `/api/step-executions/${step.id}`, 200, { status: 'SUCCEEDED', end })).toMatchObject({ status: 'SUCCEEDED', end });
@@ -228,10 +234,7 @@ describe('assistants, data forms, executions and step executions', () => {
       assistants.push({ id: assistant.id, name });
     }
     assistants.sort((a, b) => a.name.localeCompare(b.name));
-    const levels = [
-      `project(id: $id) { id }`,
-      `project(id: $id) { id assistants(sort: "name:asc") { content { id name } } }`,
-    ];
+    const levels = [`project(id: $id) { id }`, `project(id: $id) { id assistants(sort: "name:asc") { content { id name } } }`];
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
@@ -248,10 +251,7 @@ describe('assistants, data forms, executions and step executions', () => {
       const step = await rest(member, 'POST', '/api/step-executions', 201, { executionId: execution.id, name, stepType: 'MODULE' });
       steps.push({ id: step.id, name, status: 'PENDING' });
     }
-    const executionLevels = [
-      `execution(id: $id) { id status }`,
-      `execution(id: $id) { id status steps(sort: "name:asc") { content { id name status } } }`,
-    ];
+    const executionLevels = [`execution(id: $id) { id status }`, `execution(id: $id) { id status steps(sort: "name:asc") { content { id name status } } }`];
     const executionCounts: number[] = [];
     for (const selection of executionLevels) {
       const run = await measured(`query($id: ID!) { ${selection} }`, { id: execution.id }, member.key);

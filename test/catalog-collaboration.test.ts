@@ -33,7 +33,15 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     const project = await createProject(server, organization.id, {}, member.key);
     const task = await createTask(server, project.id, { title: 'Review' }, member.key);
     const channel = await rest(member, 'POST', '/api/channels', 201, { projectId: project.id, name: 'general', taskId: task.id, ownerId: member.id });
-    expect(channel).toMatchObject({ projectId: project.id, name: 'general', taskId: task.id, workspaceId: null, ownerId: member.id, isPrivate: false, changeSequence: 0 });
+    expect(channel).toMatchObject({
+      projectId: project.id,
+      name: 'general',
+      taskId: task.id,
+      workspaceId: null,
+      ownerId: member.id,
+      isPrivate: false,
+      changeSequence: 0,
+    });
     expect(await rest(member, 'GET', `/api/channels/${channel.id}`, 200)).toEqual(channel);
 
     const message = await rest(member, 'POST', '/api/messages', 201, {
@@ -43,21 +51,44 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
       userId: member.id,
       context: { taskId: task.id },
     });
-    expect(message).toMatchObject({ channelId: channel.id, role: 'USER', content: 'Hello', userId: member.id, assistantId: null, context: { taskId: task.id } });
+    expect(message).toMatchObject({
+      channelId: channel.id,
+      role: 'USER',
+      content: 'Hello',
+      userId: member.id,
+      assistantId: null,
+      context: { taskId: task.id },
+    });
     expect(await rest(member, 'GET', `/api/messages/${message.id}`, 200)).toEqual(message);
     const listed = await rest(member, 'GET', `/api/messages?filter=${q(`channelId=='${channel.id}'`)}`, 200);
     expect(listed.content).toEqual([message]);
     expect(await rest(member, 'PUT', `/api/messages/${message.id}`, 200, message)).toEqual(message);
-    expect(await rest(member, 'PUT', `/api/messages/${message.id}`, 200, { role: 'SYSTEM', content: 'Edited' })).toMatchObject({ role: 'SYSTEM', content: 'Edited', changeSequence: 1 });
+    expect(await rest(member, 'PUT', `/api/messages/${message.id}`, 200, { role: 'SYSTEM', content: 'Edited' })).toMatchObject({
+      role: 'SYSTEM',
+      content: 'Edited',
+      changeSequence: 1,
+    });
 
     const before = Date.now();
     const event = await rest(member, 'POST', '/api/events', 201, { projectId: project.id, eventType: 'custom_event', eventDetail: [1, 'two', { three: 3 }] });
-    expect(event).toMatchObject({ projectId: project.id, project: { id: project.id, name: project.name }, eventType: 'custom_event', eventDetail: [1, 'two', { three: 3 }], notified: false });
+    expect(event).toMatchObject({
+      projectId: project.id,
+      project: { id: project.id, name: project.name },
+      eventType: 'custom_event',
+      eventDetail: [1, 'two', { three: 3 }],
+      notified: false,
+    });
     expect(Date.parse(event.dateTime)).toBeGreaterThanOrEqual(before - 5_000);
     expect(Date.parse(event.dateTime)).toBeLessThanOrEqual(Date.now() + 5_000);
     expect(await rest(member, 'GET', `/api/events/${event.id}`, 200)).toEqual(event);
     const dateTime = '2026-11-25T10:00:00.000Z';
-    const scalar = await rest(member, 'POST', '/api/events', 201, { projectId: project.id, eventType: 'custom_event', eventDetail: 42, dateTime, notified: true });
+    const scalar = await rest(member, 'POST', '/api/events', 201, {
+      projectId: project.id,
+      eventType: 'custom_event',
+      eventDetail: 42,
+      dateTime,
+      notified: true,
+    });
     expect(scalar).toMatchObject({ eventDetail: 42, dateTime, notified: true, project: { id: project.id } });
     const text = await rest(member, 'PUT', `/api/events/${scalar.id}`, 200, { eventDetail: 'done', notified: false });
     expect(text).toMatchObject({ eventDetail: 'done', notified: false, changeSequence: 1 });
@@ -89,9 +120,12 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
   it('keeps project -> channel -> message and an event over GraphQL', async () => {
     const gql = (query: string, variables?: Record<string, unknown>) => server.graphqlData(query, variables, member.key);
     const project = await createProject(server, organization.id, {}, member.key);
-    const { createChannel: channel } = await gql(`mutation($p: ID!) { createChannel(input: { projectId: $p, name: "gql", isPrivate: true }) { id projectId name isPrivate project { id } } }`, {
-      p: project.id,
-    });
+    const { createChannel: channel } = await gql(
+      `mutation($p: ID!) { createChannel(input: { projectId: $p, name: "gql", isPrivate: true }) { id projectId name isPrivate project { id } } }`,
+      {
+        p: project.id,
+      },
+    );
     expect(channel).toMatchObject({ projectId: project.id, name: 'gql', isPrivate: true, project: { id: project.id } });
     const { createMessage: message } = await gql(
       `mutation($c: ID!, $ctx: JSON) { createMessage(input: { channelId: $c, role: ASSISTANT, content: "Hi", context: $ctx }) { id channelId role content context channel { id } } }`,
@@ -104,14 +138,21 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     );
     expect(event).toMatchObject({ eventType: 'gql_event', eventDetail: ['x', 2], notified: false, project: { id: project.id, name: project.name } });
     expect(event.dateTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    const read = await gql(`query($id: ID!) { platformEvent(id: $id) { id eventDetail } events(filter: "eventType=='gql_event'") { content { id } } }`, { id: event.id });
-    expect(read.platformEvent).toEqual({ id: event.id, eventDetail: ['x', 2] });
-    expect(read.events.content.map((e: any) => e.id)).toContain(event.id);
-    const { updatePlatformEvent: updated } = await gql(`mutation($id: ID!) { updatePlatformEvent(id: $id, input: { notified: true, eventDetail: 7 }) { notified eventDetail changeSequence } }`, {
+    const read = await gql(`query($id: ID!) { platformEvent(id: $id) { id eventDetail } events(filter: "eventType=='gql_event'") { content { id } } }`, {
       id: event.id,
     });
+    expect(read.platformEvent).toEqual({ id: event.id, eventDetail: ['x', 2] });
+    expect(read.events.content.map((e: any) => e.id)).toContain(event.id);
+    const { updatePlatformEvent: updated } = await gql(
+      `mutation($id: ID!) { updatePlatformEvent(id: $id, input: { notified: true, eventDetail: 7 }) { notified eventDetail changeSequence } }`,
+      {
+        id: event.id,
+      },
+    );
     expect(updated).toEqual({ notified: true, eventDetail: 7, changeSequence: 1 });
-    const { updateMessage } = await gql(`mutation($id: ID!) { updateMessage(id: $id, input: { content: "Edited" }) { content changeSequence } }`, { id: message.id });
+    const { updateMessage } = await gql(`mutation($id: ID!) { updateMessage(id: $id, input: { content: "Edited" }) { content changeSequence } }`, {
+      id: message.id,
+    });
     expect(updateMessage).toEqual({ content: 'Edited', changeSequence: 1 });
     const bad = await server.graphql(`mutation($c: ID!) { createMessage(input: { channelId: $c, role: ROBOT }) { id } }`, { c: channel.id }, member.key);
     expect(bad.status).toBe(400);
@@ -121,7 +162,12 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
 
   it('keeps data objects in a tree and linked deltas with their states', async () => {
     const family = await newFamily();
-    const root = await rest(member, 'POST', '/api/data-objects', 201, { documentFamilyId: family.id, path: 'invoice', taxonomyRef: 'acme/invoice', attributes: { total: 12 } });
+    const root = await rest(member, 'POST', '/api/data-objects', 201, {
+      documentFamilyId: family.id,
+      path: 'invoice',
+      taxonomyRef: 'acme/invoice',
+      attributes: { total: 12 },
+    });
     expect(root).toMatchObject({ documentFamilyId: family.id, parentId: null, path: 'invoice', taxonomyRef: 'acme/invoice', attributes: { total: 12 } });
     const child = await rest(member, 'POST', '/api/data-objects', 201, { documentFamilyId: family.id, parentId: root.id, path: 'invoice/line' });
     expect(child).toMatchObject({ parentId: root.id, attributes: {} });
@@ -131,8 +177,16 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     await rest(member, 'GET', `/api/data-objects/${child.id}`, 404);
 
     // Applying the operations is test/linked-deltas.test.ts's; here the stored delta and its server-owned state.
-    const delta = await rest(member, 'POST', '/api/linked-deltas', 201, { documentFamilyId: family.id, operations: [{ op: 'create', path: 'a', attributes: {} }] });
-    expect(delta).toMatchObject({ documentFamilyId: family.id, operations: [{ op: 'create', path: 'a', attributes: {} }], state: 'APPLIED', errorMessage: null });
+    const delta = await rest(member, 'POST', '/api/linked-deltas', 201, {
+      documentFamilyId: family.id,
+      operations: [{ op: 'create', path: 'a', attributes: {} }],
+    });
+    expect(delta).toMatchObject({
+      documentFamilyId: family.id,
+      operations: [{ op: 'create', path: 'a', attributes: {} }],
+      state: 'APPLIED',
+      errorMessage: null,
+    });
     await rest(member, 'PUT', `/api/linked-deltas/${delta.id}`, 405, { state: 'APPLIED_PARTIAL', errorMessage: 'one dropped' });
     expect((await rest(member, 'POST', '/api/linked-deltas', 400, { documentFamilyId: family.id, operations: {} })).details?.[0]?.field).toBe('operations');
   });
@@ -170,7 +224,11 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     expect(await rest(member, 'GET', `/api/applied-knowledge-sets/${applied.id}`, 200)).toEqual(applied);
     const cleared = await rest(member, 'PUT', `/api/applied-knowledge-sets/${applied.id}`, 200, { snapshotId: null });
     expect(cleared).toMatchObject({ snapshotId: null, snapshot: null, documentFamily: { id: family.id } });
-    const viaGraphql = await server.graphqlData(`query($id: ID!) { appliedKnowledgeSet(id: $id) { id documentFamily { id } snapshot { id } } }`, { id: applied.id }, member.key);
+    const viaGraphql = await server.graphqlData(
+      `query($id: ID!) { appliedKnowledgeSet(id: $id) { id documentFamily { id } snapshot { id } } }`,
+      { id: applied.id },
+      member.key,
+    );
     expect(viaGraphql.appliedKnowledgeSet).toEqual({ id: applied.id, documentFamily: { id: family.id }, snapshot: null });
   });
 
@@ -180,7 +238,9 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     const family = await newFamily();
     const link = await rest(member, 'POST', '/api/task-document-families', 201, { taskId: task.id, documentFamilyId: family.id, role: 'INPUT' });
     expect(link).toMatchObject({ taskId: task.id, documentFamilyId: family.id, role: 'INPUT' });
-    expect(await rest(member, 'POST', '/api/task-document-families', 409, { taskId: task.id, documentFamilyId: family.id, role: 'OUTPUT' })).toMatchObject({ status: 409 });
+    expect(await rest(member, 'POST', '/api/task-document-families', 409, { taskId: task.id, documentFamilyId: family.id, role: 'OUTPUT' })).toMatchObject({
+      status: 409,
+    });
     const other = await createTask(server, project.id, { title: 'Other' }, member.key);
     await rest(member, 'POST', '/api/task-document-families', 201, { taskId: other.id, documentFamilyId: family.id });
     await rest(member, 'DELETE', `/api/task-document-families/${link.id}`, 204);

@@ -45,7 +45,12 @@ describe('document stores, data stores, document families and content objects as
     });
     const second = await rest(member, 'POST', '/api/document-stores', 201, { organizationId: organization.id, name: 'Invoices' });
     expect(second.slug).toBe('invoices-1');
-    expect(second).toMatchObject({ indexed: false, documentProperties: {}, labelExpressions: [], contentMetadata: { indexed: false, documentProperties: {}, labelExpressions: [] } });
+    expect(second).toMatchObject({
+      indexed: false,
+      documentProperties: {},
+      labelExpressions: [],
+      contentMetadata: { indexed: false, documentProperties: {}, labelExpressions: [] },
+    });
 
     const family = await rest(member, 'POST', '/api/document-families', 201, {
       documentStoreId: store.id,
@@ -159,8 +164,15 @@ describe('document stores, data stores, document families and content objects as
       expect(nested.contentMetadata).toEqual({ indexed: false, documentProperties: { b: 2 }, labelExpressions: ['y', 'z'] });
 
       // Both forms: the flat keys win for the keys they carry, also when equal to the stored value.
-      const both = await rest(member, 'PUT', `/api/${path}/${created.id}`, 200, { indexed: false, contentMetadata: { indexed: true, labelExpressions: ['w'] } });
-      expect(both).toMatchObject({ indexed: false, labelExpressions: ['w'], contentMetadata: { indexed: false, documentProperties: { b: 2 }, labelExpressions: ['w'] } });
+      const both = await rest(member, 'PUT', `/api/${path}/${created.id}`, 200, {
+        indexed: false,
+        contentMetadata: { indexed: true, labelExpressions: ['w'] },
+      });
+      expect(both).toMatchObject({
+        indexed: false,
+        labelExpressions: ['w'],
+        contentMetadata: { indexed: false, documentProperties: { b: 2 }, labelExpressions: ['w'] },
+      });
       const createdBoth = await rest(member, 'POST', `/api/${path}`, 201, {
         organizationId: organization.id,
         name: unique('Store'),
@@ -189,7 +201,12 @@ describe('document stores, data stores, document families and content objects as
     const byStatus = await rest(member, 'GET', `/api/document-families?filter=${q(`documentStatus.status=='Reviewed';documentStoreId=='${store.id}'`)}`, 200);
     expect(byStatus.content.map((row: any) => row.id)).toEqual([family.id]);
     expect(byStatus.content[0].documentStatus).toMatchObject({ id: reviewed.id, status: 'Reviewed' });
-    const byType = await rest(member, 'GET', `/api/document-families?filter=${q(`documentStatus.statusType=='UNRESOLVED';documentStoreId=='${store.id}'`)}`, 200);
+    const byType = await rest(
+      member,
+      'GET',
+      `/api/document-families?filter=${q(`documentStatus.statusType=='UNRESOLVED';documentStoreId=='${store.id}'`)}`,
+      200,
+    );
     expect(byType.content.map((row: any) => row.id)).toEqual([other.id]);
 
     const switched = await rest(member, 'PUT', `/api/document-families/${family.id}`, 200, { documentStatus: { id: open.id } });
@@ -219,39 +236,63 @@ describe('document stores, data stores, document families and content objects as
         { org: organization.id },
       )
     ).createDocumentStore;
-    expect(store).toMatchObject({ slug: 'contracts', indexed: true, labelExpressions: ['l'], contentMetadata: { indexed: true, documentProperties: {}, labelExpressions: ['l'] } });
+    expect(store).toMatchObject({
+      slug: 'contracts',
+      indexed: true,
+      labelExpressions: ['l'],
+      contentMetadata: { indexed: true, documentProperties: {}, labelExpressions: ['l'] },
+    });
     const data = (
-      await gql(`mutation($org: ID!) { createDataStore(input: { organizationId: $org, name: "Facts", contentMetadata: { indexed: true } }) { id slug indexed } }`, {
-        org: organization.id,
-      })
+      await gql(
+        `mutation($org: ID!) { createDataStore(input: { organizationId: $org, name: "Facts", contentMetadata: { indexed: true } }) { id slug indexed } }`,
+        {
+          org: organization.id,
+        },
+      )
     ).createDataStore;
     expect(data).toMatchObject({ slug: 'facts', indexed: true });
     const family = (
-      await gql(`mutation($s: ID!) { createDocumentFamily(input: { documentStoreId: $s, path: "c.docx", size: 9 }) { id storeRef path size locked documentStatusId } }`, {
-        s: store.id,
-      })
+      await gql(
+        `mutation($s: ID!) { createDocumentFamily(input: { documentStoreId: $s, path: "c.docx", size: 9 }) { id storeRef path size locked documentStatusId } }`,
+        {
+          s: store.id,
+        },
+      )
     ).createDocumentFamily;
     expect(family).toMatchObject({ storeRef: `${organization.slug}/contracts`, path: 'c.docx', size: 9, locked: false, documentStatusId: null });
     const content = (
-      await gql(`mutation($f: ID!, $src: JSON) { createContentObject(input: { documentFamilyId: $f, name: "c.docx", index: 1, source: $src }) { id name index source } }`, {
-        f: family.id,
-        src: { mime_type: 'application/msword' },
-      })
+      await gql(
+        `mutation($f: ID!, $src: JSON) { createContentObject(input: { documentFamilyId: $f, name: "c.docx", index: 1, source: $src }) { id name index source } }`,
+        {
+          f: family.id,
+          src: { mime_type: 'application/msword' },
+        },
+      )
     ).createContentObject;
     expect(content).toMatchObject({ name: 'c.docx', index: 1, source: { mime_type: 'application/msword' } });
 
-    const read = await gql(
-      `query($id: ID!) { contentObject(id: $id) { id documentFamily { id storeRef documentStore { id slug organization { id } } } } }`,
-      { id: content.id },
-    );
+    const read = await gql(`query($id: ID!) { contentObject(id: $id) { id documentFamily { id storeRef documentStore { id slug organization { id } } } } }`, {
+      id: content.id,
+    });
     expect(read.contentObject).toEqual({
       id: content.id,
-      documentFamily: { id: family.id, storeRef: `${organization.slug}/contracts`, documentStore: { id: store.id, slug: 'contracts', organization: { id: organization.id } } },
+      documentFamily: {
+        id: family.id,
+        storeRef: `${organization.slug}/contracts`,
+        documentStore: { id: store.id, slug: 'contracts', organization: { id: organization.id } },
+      },
     });
-    const updated = await gql(`mutation($id: ID!) { updateDocumentStore(id: $id, input: { contentMetadata: { indexed: false } }) { indexed contentMetadata changeSequence } }`, {
-      id: store.id,
+    const updated = await gql(
+      `mutation($id: ID!) { updateDocumentStore(id: $id, input: { contentMetadata: { indexed: false } }) { indexed contentMetadata changeSequence } }`,
+      {
+        id: store.id,
+      },
+    );
+    expect(updated.updateDocumentStore).toEqual({
+      indexed: false,
+      contentMetadata: { indexed: false, documentProperties: {}, labelExpressions: ['l'] },
+      changeSequence: 1,
     });
-    expect(updated.updateDocumentStore).toEqual({ indexed: false, contentMetadata: { indexed: false, documentProperties: {}, labelExpressions: ['l'] }, changeSequence: 1 });
 
     expect((await gql(`mutation($id: ID!) { deleteContentObject(id: $id) }`, { id: content.id })).deleteContentObject).toBe(true);
     expect((await gql(`query($id: ID!) { contentObject(id: $id) { id } }`, { id: content.id })).contentObject).toBeNull();
@@ -290,7 +331,10 @@ describe('document stores, data stores, document families and content objects as
     }
     expect(deepest.organization).toEqual({ id: org.id, documentStores: { content: expected } });
     expect(counts[0]).toBeGreaterThan(0);
-    expect(counts.slice(1).map((count, i) => count - counts[i]), `statements: ${counts}`).toEqual([1, 1, 1]);
+    expect(
+      counts.slice(1).map((count, i) => count - counts[i]),
+      `statements: ${counts}`,
+    ).toEqual([1, 1, 1]);
   });
 
   it('answers 403 to a member of another organization reading a content object', async () => {

@@ -49,7 +49,12 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
 
     const items = await rest(member, 'GET', `/api/knowledge-items?filter=${encodeURIComponent(`knowledgeSetId=='${set.id}'`)}`, 200);
     expect(items.content.map((row: any) => row.id)).toEqual([item.id]);
-    const clauses = await rest(member, 'GET', `/api/knowledge-clauses?filter=${encodeURIComponent(`knowledgeItem.knowledgeSet.organizationId=='${organizationId}'`)}`, 200);
+    const clauses = await rest(
+      member,
+      'GET',
+      `/api/knowledge-clauses?filter=${encodeURIComponent(`knowledgeItem.knowledgeSet.organizationId=='${organizationId}'`)}`,
+      200,
+    );
     expect(clauses.content.map((row: any) => row.id)).toEqual([clause.id]);
 
     const renamed = await rest(member, 'PUT', `/api/knowledge-sets/${set.id}`, 200, { name: 'Contracts 2', active: false, changeSequence: 0 });
@@ -89,22 +94,27 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
     const set = created.createKnowledgeSet;
     expect(set).toMatchObject({ name: 'Policies', setType: 'POLICY', active: true, organizationId, changeSequence: 0 });
     const item = (
-      await gql(`mutation($set: ID!) { createKnowledgeItem(input: { knowledgeSetId: $set, title: "Privacy", properties: { a: 1 } }) { id title knowledgeSetId properties } }`, {
-        set: set.id,
-      })
+      await gql(
+        `mutation($set: ID!) { createKnowledgeItem(input: { knowledgeSetId: $set, title: "Privacy", properties: { a: 1 } }) { id title knowledgeSetId properties } }`,
+        {
+          set: set.id,
+        },
+      )
     ).createKnowledgeItem;
     expect(item).toMatchObject({ title: 'Privacy', knowledgeSetId: set.id, properties: { a: 1 } });
     const clause = (
-      await gql(`mutation($item: ID!) { createKnowledgeClause(input: { knowledgeItemId: $item, text: "We keep nothing.", sequence: 3 }) { id text sequence knowledgeItemId } }`, {
-        item: item.id,
-      })
+      await gql(
+        `mutation($item: ID!) { createKnowledgeClause(input: { knowledgeItemId: $item, text: "We keep nothing.", sequence: 3 }) { id text sequence knowledgeItemId } }`,
+        {
+          item: item.id,
+        },
+      )
     ).createKnowledgeClause;
     expect(clause).toMatchObject({ text: 'We keep nothing.', sequence: 3, knowledgeItemId: item.id });
 
-    const read = await gql(
-      `query($id: ID!) { knowledgeClause(id: $id) { id text knowledgeItem { id title knowledgeSet { id name organization { id } } } } }`,
-      { id: clause.id },
-    );
+    const read = await gql(`query($id: ID!) { knowledgeClause(id: $id) { id text knowledgeItem { id title knowledgeSet { id name organization { id } } } } }`, {
+      id: clause.id,
+    });
     expect(read.knowledgeClause).toEqual({
       id: clause.id,
       text: 'We keep nothing.',
@@ -113,7 +123,9 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
 
     const listed = await gql(`query($f: String!) { knowledgeItems(filter: $f) { totalElements content { id } } }`, { f: `knowledgeSetId=='${set.id}'` });
     expect(listed.knowledgeItems).toEqual({ totalElements: 1, content: [{ id: item.id }] });
-    const search = await gql(`query($f: String!) { knowledgeSets(filter: $f, query: "polic") { content { id } } }`, { f: `organizationId=='${organizationId}'` });
+    const search = await gql(`query($f: String!) { knowledgeSets(filter: $f, query: "polic") { content { id } } }`, {
+      f: `organizationId=='${organizationId}'`,
+    });
     expect(search.knowledgeSets.content).toEqual([{ id: set.id }]);
 
     const updated = await gql(
@@ -121,7 +133,9 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
       { id: clause.id },
     );
     expect(updated.updateKnowledgeClause).toEqual({ text: 'We keep little.', changeSequence: 1 });
-    const updatedSet = await gql(`mutation($id: ID!) { updateKnowledgeSet(id: $id, input: { status: "PUBLISHED" }) { status changeSequence } }`, { id: set.id });
+    const updatedSet = await gql(`mutation($id: ID!) { updateKnowledgeSet(id: $id, input: { status: "PUBLISHED" }) { status changeSequence } }`, {
+      id: set.id,
+    });
     expect(updatedSet.updateKnowledgeSet).toEqual({ status: 'PUBLISHED', changeSequence: 1 });
 
     expect((await gql(`mutation($id: ID!) { deleteKnowledgeClause(id: $id) }`, { id: clause.id })).deleteKnowledgeClause).toBe(true);
@@ -164,7 +178,10 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
     }
     expect(deepest.organization).toEqual({ id: org.id, knowledgeSets: { content: expected } });
     expect(counts[0]).toBeGreaterThan(0);
-    expect(counts.slice(1).map((count, i) => count - counts[i]), `statements: ${counts}`).toEqual([1, 1, 1]);
+    expect(
+      counts.slice(1).map((count, i) => count - counts[i]),
+      `statements: ${counts}`,
+    ).toEqual([1, 1, 1]);
   });
 
   it('refuses a second binding of the same resource to a project with 409', async () => {

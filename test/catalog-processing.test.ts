@@ -51,7 +51,14 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
       projectId: project.id,
       options: { prompt: 'review' },
     });
-    expect(agent).toMatchObject({ organizationId, name: 'Reviewer', slug: 'reviewer', agentRuntimeId: runtime.id, projectId: project.id, options: { prompt: 'review' } });
+    expect(agent).toMatchObject({
+      organizationId,
+      name: 'Reviewer',
+      slug: 'reviewer',
+      agentRuntimeId: runtime.id,
+      projectId: project.id,
+      options: { prompt: 'review' },
+    });
 
     const startedAt = '2026-11-25T10:00:00.000Z';
     const session = await rest(member, 'POST', '/api/agent-sessions', 201, {
@@ -76,7 +83,12 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
     expect(await rest(member, 'GET', `/api/agents/${agent.id}`, 200)).toEqual(agent);
     expect(await rest(member, 'GET', `/api/agent-sessions/${session.id}`, 200)).toEqual(session);
 
-    const sessions = await rest(member, 'GET', `/api/agent-sessions?filter=${encodeURIComponent(`agent.organizationId=='${organizationId}';state=='ACTIVE'`)}`, 200);
+    const sessions = await rest(
+      member,
+      'GET',
+      `/api/agent-sessions?filter=${encodeURIComponent(`agent.organizationId=='${organizationId}';state=='ACTIVE'`)}`,
+      200,
+    );
     expect(sessions.content.map((row: any) => row.id)).toEqual([session.id]);
 
     const endedAt = '2026-11-25T10:05:00.000Z';
@@ -107,16 +119,22 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
   it('creates, reads, updates and deletes a runtime, an agent and a session over GraphQL', async () => {
     const gql = (query: string, variables?: Record<string, unknown>) => server.graphqlData(query, variables, member.key);
     const runtime = (
-      await gql(`mutation($org: ID!) { createAgentRuntime(input: { organizationId: $org, name: "Node Runtime", image: "node:22" }) { id name slug image organizationId } }`, {
-        org: organizationId,
-      })
+      await gql(
+        `mutation($org: ID!) { createAgentRuntime(input: { organizationId: $org, name: "Node Runtime", image: "node:22" }) { id name slug image organizationId } }`,
+        {
+          org: organizationId,
+        },
+      )
     ).createAgentRuntime;
     expect(runtime).toMatchObject({ name: 'Node Runtime', slug: 'node-runtime', image: 'node:22', organizationId });
     const agent = (
-      await gql(`mutation($org: ID!, $rt: ID!) { createAgent(input: { organizationId: $org, name: "Summarizer", agentRuntimeId: $rt }) { id slug agentRuntimeId } }`, {
-        org: organizationId,
-        rt: runtime.id,
-      })
+      await gql(
+        `mutation($org: ID!, $rt: ID!) { createAgent(input: { organizationId: $org, name: "Summarizer", agentRuntimeId: $rt }) { id slug agentRuntimeId } }`,
+        {
+          org: organizationId,
+          rt: runtime.id,
+        },
+      )
     ).createAgent;
     expect(agent).toMatchObject({ slug: 'summarizer', agentRuntimeId: runtime.id });
     const session = (
@@ -124,10 +142,9 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
     ).createAgentSession;
     expect(session).toMatchObject({ state: 'FAILED', agentId: agent.id, startedAt: null });
 
-    const read = await gql(
-      `query($id: ID!) { agentSession(id: $id) { id state agent { id slug agentRuntime { id name organization { id } } } } }`,
-      { id: session.id },
-    );
+    const read = await gql(`query($id: ID!) { agentSession(id: $id) { id state agent { id slug agentRuntime { id name organization { id } } } } }`, {
+      id: session.id,
+    });
     expect(read.agentSession).toEqual({
       id: session.id,
       state: 'FAILED',
@@ -216,7 +233,10 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
     }
     expect(deepest.organization).toEqual({ id: org.id, agentRuntimes: { content: expected } });
     expect(counts[0]).toBeGreaterThan(0);
-    expect(counts.slice(1).map((count, i) => count - counts[i]), `statements: ${counts}`).toEqual([1, 1, 1]);
+    expect(
+      counts.slice(1).map((count, i) => count - counts[i]),
+      `statements: ${counts}`,
+    ).toEqual([1, 1, 1]);
   });
 
   it('answers 403 to a member of another organization reading an agent session', async () => {
@@ -256,7 +276,14 @@ describe('sessions, prompts, task templates and document statuses', () => {
       projectId: project.id,
       context: { documents: ['a', 'b'] },
     });
-    expect(session).toMatchObject({ organizationId, name: 'Morning triage', state: 'ACTIVE', userId: member.id, projectId: project.id, context: { documents: ['a', 'b'] } });
+    expect(session).toMatchObject({
+      organizationId,
+      name: 'Morning triage',
+      state: 'ACTIVE',
+      userId: member.id,
+      projectId: project.id,
+      context: { documents: ['a', 'b'] },
+    });
     const done = await rest(member, 'PUT', `/api/sessions/${session.id}`, 200, { state: 'COMPLETED', projectId: null });
     expect(done).toMatchObject({ state: 'COMPLETED', projectId: null, changeSequence: 1 });
     const read = await server.graphqlData(`query($id: ID!) { session(id: $id) { state user { id } organization { id } } }`, { id: session.id }, member.key);
@@ -302,7 +329,11 @@ describe('sessions, prompts, task templates and document statuses', () => {
     expect(first).toMatchObject({ slug: 'invoice-check', projectId: p1.id, metadata: { priority: 3 } });
     expect(second.slug).toBe('invoice-check-1');
     expect(elsewhere.slug).toBe('invoice-check');
-    const templates = await server.graphqlData(`query($id: ID!) { project(id: $id) { taskTemplates(sort: "slug:asc") { content { slug } } } }`, { id: p1.id }, member.key);
+    const templates = await server.graphqlData(
+      `query($id: ID!) { project(id: $id) { taskTemplates(sort: "slug:asc") { content { slug } } } }`,
+      { id: p1.id },
+      member.key,
+    );
     expect(templates.project.taskTemplates.content).toEqual([{ slug: 'invoice-check' }, { slug: 'invoice-check-1' }]);
   });
 
@@ -334,7 +365,9 @@ describe('sessions, prompts, task templates and document statuses', () => {
         { id: again.id, slug: 'resolved-1', statusType: '', project: { id: project.id } },
       ],
     });
-    const filtered = await gql(`query($id: ID!) { project(id: $id) { documentStatuses(filter: "statusType=='UNRESOLVED'") { content { id } } } }`, { id: project.id });
+    const filtered = await gql(`query($id: ID!) { project(id: $id) { documentStatuses(filter: "statusType=='UNRESOLVED'") { content { id } } } }`, {
+      id: project.id,
+    });
     expect(filtered.project.documentStatuses.content).toEqual([{ id: created.id }]);
 
     await rest(member, 'DELETE', `/api/document-statuses/${again.id}`, 204);

@@ -51,7 +51,10 @@ describe('task groups, task-group history, task activities, activity plans, acti
     const group = await rest(member, 'POST', '/api/task-groups', 201, { projectId: project.id, name: 'Intake', priority: 2 });
     const entryId = await seedHistory(project.id, group.id);
 
-    const post = await server.request('POST', '/api/task-group-history', { body: { projectId: project.id, taskGroupId: group.id, action: 'CREATE' }, key: member.key });
+    const post = await server.request('POST', '/api/task-group-history', {
+      body: { projectId: project.id, taskGroupId: group.id, action: 'CREATE' },
+      key: member.key,
+    });
     expect(post.status, post.text).toBe(405);
     expect(post.body).toMatchObject({ error: 'Method Not Allowed', status: 405 });
     expect(typeof post.body.message).toBe('string');
@@ -64,7 +67,15 @@ describe('task groups, task-group history, task activities, activity plans, acti
     }
     // Reading works, and the entry is unchanged.
     const entry = await rest(member, 'GET', `/api/task-group-history/${entryId}`, 200);
-    expect(entry).toMatchObject({ id: entryId, taskGroupId: group.id, projectId: project.id, action: 'CREATE', changes: { name: 'Intake' }, actorId: 'someone', changeSequence: 0 });
+    expect(entry).toMatchObject({
+      id: entryId,
+      taskGroupId: group.id,
+      projectId: project.id,
+      action: 'CREATE',
+      changes: { name: 'Intake' },
+      actorId: 'someone',
+      changeSequence: 0,
+    });
     // Beside the entry the server wrote when the group was created (newest first).
     const listed = await rest(member, 'GET', `/api/task-group-history?filter=${q(`taskGroupId==${group.id}`)}`, 200);
     expect(listed.content.map((e: any) => e.actorId)).toEqual(['someone', member.id]);
@@ -122,7 +133,13 @@ describe('task groups, task-group history, task activities, activity plans, acti
     // The server writes the other types (and the actor): a client adds comments.
     const serverType = await rest(member, 'POST', '/api/task-activities', 400, { taskId: task.id, type: 'LOCKED', text: 'x' });
     expect(serverType.details?.[0]?.field).toBe('type');
-    const comment = await rest(member, 'POST', '/api/task-activities', 201, { taskId: task.id, type: 'COMMENT', text: 'Looks good', actorType: 'SYSTEM', actorId: 'someone' });
+    const comment = await rest(member, 'POST', '/api/task-activities', 201, {
+      taskId: task.id,
+      type: 'COMMENT',
+      text: 'Looks good',
+      actorType: 'SYSTEM',
+      actorId: 'someone',
+    });
     expect(comment).toMatchObject({ type: 'COMMENT', text: 'Looks good', actorType: 'API_KEY', actorId: member.id });
     const listed = await rest(member, 'GET', `/api/task-activities?filter=${q(`taskId==${task.id}`)}`, 200);
     // Newest first: the comment, then the CREATED activity of the task.
@@ -142,11 +159,24 @@ describe('task groups, task-group history, task activities, activity plans, acti
       supports_documents: true,
       reasoning_output: false,
     });
-    expect(model).toMatchObject({ name, provider: 'acme', upstreamModel: 'acme-large-2', supports_tools: true, supports_vision: false, supports_documents: true, reasoning_output: false, enabled: true });
+    expect(model).toMatchObject({
+      name,
+      provider: 'acme',
+      upstreamModel: 'acme-large-2',
+      supports_tools: true,
+      supports_vision: false,
+      supports_documents: true,
+      reasoning_output: false,
+      enabled: true,
+    });
     expect(await rest(plain, 'GET', `/api/models/${model.id}`, 200)).toEqual(model);
     const listed = await rest(plain, 'GET', `/api/models?filter=${q(`name=='${name}'`)}`, 200);
     expect(listed.content).toEqual([model]);
-    const viaGraphql = await server.graphqlData(`query($id: ID!) { modelCatalogEntry(id: $id) { name supports_tools reasoning_output enabled } }`, { id: model.id }, plain.key);
+    const viaGraphql = await server.graphqlData(
+      `query($id: ID!) { modelCatalogEntry(id: $id) { name supports_tools reasoning_output enabled } }`,
+      { id: model.id },
+      plain.key,
+    );
     expect(viaGraphql.modelCatalogEntry).toEqual({ name, supports_tools: true, reasoning_output: false, enabled: true });
 
     expect(await rest(plain, 'POST', '/api/models', 403, { name: unique('mine') })).toMatchObject({ status: 403, error: 'Forbidden' });
@@ -170,7 +200,15 @@ describe('task groups, task-group history, task activities, activity plans, acti
     expect(again.slug).toBe('review-flow-1');
 
     const activity = await rest(member, 'POST', '/api/activities', 201, { projectId: project.id, activityPlanId: plan.id, title: 'Run 1' });
-    expect(activity).toMatchObject({ status: 'PENDING', inputs: {}, steps: [], startedByTriggerId: null, startedOn: null, completedOn: null, errorDetails: null });
+    expect(activity).toMatchObject({
+      status: 'PENDING',
+      inputs: {},
+      steps: [],
+      startedByTriggerId: null,
+      startedOn: null,
+      completedOn: null,
+      errorDetails: null,
+    });
     const bad = await rest(member, 'POST', '/api/activities', 400, { projectId: project.id, status: 'DONE' });
     expect(bad.details?.[0]?.field).toBe('status');
     expect(await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'FAILED', errorDetails: { reason: 'timeout' } })).toMatchObject({

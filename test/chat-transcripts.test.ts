@@ -77,7 +77,11 @@ describe('GET /api/channels/{id}/transcript', () => {
       truncated: false,
     });
     const empty = await channelWith(0);
-    expect(await rest(callers.owner, 'GET', `/api/channels/${empty.channel.id}/transcript`, 200)).toEqual({ channelId: empty.channel.id, messages: [], truncated: false });
+    expect(await rest(callers.owner, 'GET', `/api/channels/${empty.channel.id}/transcript`, 200)).toEqual({
+      channelId: empty.channel.id,
+      messages: [],
+      truncated: false,
+    });
     const text = await server.request('GET', `/api/channels/${empty.channel.id}/transcript?format=text`, { key: callers.owner.key });
     expect(text.status).toBe(200);
     expect(text.text).toBe('');

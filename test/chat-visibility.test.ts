@@ -80,7 +80,11 @@ describe('the owner of a channel', () => {
     expect(created.ownerId).toBe(callers.member.id);
     const updated = await rest(callers.member, 'PUT', `/api/channels/${created.id}`, 200, { ownerId: callers.owner.id, name: 'renamed' });
     expect(updated).toMatchObject({ ownerId: callers.member.id, name: 'renamed' });
-    const gql = await server.graphql(`mutation($p: ID!, $t: ID!) { createChannel(input: { projectId: $p, name: "g", taskId: $t }) { id ownerId owner { id } } }`, { p: projectId, t: taskId }, callers.member.key);
+    const gql = await server.graphql(
+      `mutation($p: ID!, $t: ID!) { createChannel(input: { projectId: $p, name: "g", taskId: $t }) { id ownerId owner { id } } }`,
+      { p: projectId, t: taskId },
+      callers.member.key,
+    );
     expect(gql.body.errors, gql.text).toBeUndefined();
     expect(gql.body.data.createChannel).toMatchObject({ ownerId: callers.member.id, owner: { id: callers.member.id } });
     await rest(callers.member, 'DELETE', `/api/channels/${created.id}`, 204);
@@ -126,7 +130,11 @@ describe('REST', () => {
 
 describe('GraphQL', () => {
   const gqlList = async (who: Who, list: 'channels' | 'messages', filter: string) => {
-    const data = await server.graphqlData(`query($f: String) { ${list}(filter: $f, pageSize: 100) { totalElements content { id } } }`, { f: filter }, callers[who].key);
+    const data = await server.graphqlData(
+      `query($f: String) { ${list}(filter: $f, pageSize: 100) { totalElements content { id } } }`,
+      { f: filter },
+      callers[who].key,
+    );
     return { ids: sorted(data[list].content.map((r: { id: string }) => r.id)), total: data[list].totalElements };
   };
 
@@ -136,7 +144,11 @@ describe('GraphQL', () => {
       expect(await gqlList(who, 'messages', `channel.projectId==${projectId}`)).toEqual({ ids: messageIds(SEES[who]), total: SEES[who].length });
       for (const name of ALL()) {
         const answer = await server.graphql(`query($c: ID!) { channel(id: $c) { id } }`, { c: channels[name].id }, callers[who].key);
-        const message = await server.graphql(`query($m: ID!) { message(id: $m) { id channel { id ownerId } } }`, { m: channels[name].message }, callers[who].key);
+        const message = await server.graphql(
+          `query($m: ID!) { message(id: $m) { id channel { id ownerId } } }`,
+          { m: channels[name].message },
+          callers[who].key,
+        );
         if (SEES[who].includes(name)) {
           expect(answer.body.data?.channel, answer.text).toEqual({ id: channels[name].id });
           expect(message.body.data?.message?.channel?.id, message.text).toBe(channels[name].id);
@@ -162,7 +174,11 @@ describe('GraphQL', () => {
     };
     for (const who of ['owner', 'member', 'admin'] as const) {
       const data = await server.graphqlData(NESTED, { t: taskId, w: workspaceId, p: projectId }, callers[who].key);
-      for (const [parent, names] of [['task', expected[who].task], ['workspace', expected[who].workspace], ['project', SEES[who]]] as const) {
+      for (const [parent, names] of [
+        ['task', expected[who].task],
+        ['workspace', expected[who].workspace],
+        ['project', SEES[who]],
+      ] as const) {
         const page = data[parent].channels;
         expect(sorted(page.content.map((c: { id: string }) => c.id)), `${who} ${parent}.channels`).toEqual(channelIds([...names]));
         expect(page.totalElements).toBe(names.length);
@@ -174,9 +190,17 @@ describe('GraphQL', () => {
 
   it("never shows another user's channel under a channel the caller sees", async () => {
     // Channel.messages of the owner's channel, read by the administrator (task) or refused (workspace).
-    const data = await server.graphqlData(`query($c: ID!) { channel(id: $c) { messages { totalElements content { id channelId } } } }`, { c: channels.ownerTask.id }, callers.admin.key);
+    const data = await server.graphqlData(
+      `query($c: ID!) { channel(id: $c) { messages { totalElements content { id channelId } } } }`,
+      { c: channels.ownerTask.id },
+      callers.admin.key,
+    );
     expect(data.channel.messages.content.map((m: { id: string }) => m.id)).toEqual([channels.ownerTask.message]);
-    const refused = await server.graphql(`query($c: ID!) { channel(id: $c) { messages { content { id } } } }`, { c: channels.ownerWorkspace.id }, callers.admin.key);
+    const refused = await server.graphql(
+      `query($c: ID!) { channel(id: $c) { messages { content { id } } } }`,
+      { c: channels.ownerWorkspace.id },
+      callers.admin.key,
+    );
     expect(refused.body.errors?.[0]?.extensions?.code, refused.text).toBe('FORBIDDEN');
     expect(refused.text).not.toContain(channels.ownerWorkspace.message);
   });

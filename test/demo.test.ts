@@ -34,7 +34,15 @@ interface Run {
 }
 
 function environment(url: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: url, DATA_DIR: dataDir, LOG_LEVEL: 'warn', NODE_ENV: 'test', WORKER_CONCURRENCY: '1', ...extra };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'test',
+    WORKER_CONCURRENCY: '1',
+    ...extra,
+  };
   delete env.BOOTSTRAP_API_KEY;
   return env;
 }
@@ -120,7 +128,9 @@ describe('npm run demo on an empty database', () => {
     expect(projects.map((p) => p.name)).toEqual(['Customer Onboarding', 'Invoice Processing', 'Supplier Contracts']);
     const tasks = Object.fromEntries(projects.map((p) => [p.name, p.tasks]));
     // Supplier Contracts: four tasks and the one the contract review opened.
-    expect([tasks['Customer Onboarding'].totalElements, tasks['Invoice Processing'].totalElements, tasks['Supplier Contracts'].totalElements]).toEqual([2, 5, 5]);
+    expect([tasks['Customer Onboarding'].totalElements, tasks['Invoice Processing'].totalElements, tasks['Supplier Contracts'].totalElements]).toEqual([
+      2, 5, 5,
+    ]);
     const all = projects.flatMap((p) => p.tasks.content);
     expect(new Set(all.map((t) => t.statusSlug))).toEqual(new Set(['to-do', 'in-progress', 'blocked', 'done']));
     expect(all.filter((t) => t.locked)).toHaveLength(2);
@@ -159,7 +169,12 @@ describe('npm run demo on an empty database', () => {
     const families = await get('/api/document-families?sort=path:asc');
     expect(families).toHaveLength(4);
     expect(families.every((f) => f.storeRef === 'northwind-trading/contracts-archive')).toBe(true);
-    expect(families.filter((f) => f.documentStatus).map((f) => f.documentStatus.slug).sort()).toEqual(['received', 'received', 'under-review']);
+    expect(
+      families
+        .filter((f) => f.documentStatus)
+        .map((f) => f.documentStatus.slug)
+        .sort(),
+    ).toEqual(['received', 'received', 'under-review']);
     expect(await get('/api/content-objects?pageSize=50')).toHaveLength(6);
     expect((await get('/api/assistants')).map((a) => a.slug)).toEqual(['clause-extractor']);
     const [trigger] = await get('/api/triggers');
@@ -201,7 +216,10 @@ describe('npm start -- --demo', () => {
   /** The built server with --demo on `url` until it answers /health; its output so far is in `output()`. */
   async function startWithDemo(url: string): Promise<{ child: ChildProcess; port: number; output: () => string }> {
     const port = 20_000 + Math.floor(Math.random() * 20_000);
-    const child = spawn(process.execPath, [join(dist, 'main.js'), '--demo'], { env: environment(url, { PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(dist, 'main.js'), '--demo'], {
+      env: environment(url, { PORT: String(port) }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -254,17 +272,21 @@ describe('the explorers in headless Chromium', () => {
   const title = chromium
     ? 'Swagger UI takes the key in its field and runs a request; GraphiQL runs its saved query'
     : 'Swagger UI and GraphiQL in a browser (SKIPPED: no chromium binary found; apt-get install chromium, or set CHROMIUM_PATH)';
-  it.skipIf(!chromium)(title, async () => {
-    mkdirSync(screenshotDir, { recursive: true });
-    const result = await checkExplorers(chromium!, api.url, demoKey, screenshotDir);
-    expect(problemsOf(result, demoKey)).toEqual([]);
-    expect(result.swagger.statusWithoutKey).toContain('Enter an API key');
-    expect(result.swagger.executedStatus).toBe('200');
-    expect(JSON.parse(result.swagger.executedBody).content[0].name).toBe(DEMO_ORGANIZATION_NAME);
-    expect(result.graphiql.query).toBe(EXAMPLE_QUERY);
-    expect(result.graphiql.result.data.organizations.content[0].name).toBe(DEMO_ORGANIZATION_NAME);
-    expect(result.graphiqlWithoutKey.requestsWithoutKey).toEqual([]);
-    expect(result.graphiqlWithoutKey.docsWithKey).toMatch(/^schema: /);
-    expect(result.screenshots).toHaveLength(6);
-  }, 90_000);
+  it.skipIf(!chromium)(
+    title,
+    async () => {
+      mkdirSync(screenshotDir, { recursive: true });
+      const result = await checkExplorers(chromium!, api.url, demoKey, screenshotDir);
+      expect(problemsOf(result, demoKey)).toEqual([]);
+      expect(result.swagger.statusWithoutKey).toContain('Enter an API key');
+      expect(result.swagger.executedStatus).toBe('200');
+      expect(JSON.parse(result.swagger.executedBody).content[0].name).toBe(DEMO_ORGANIZATION_NAME);
+      expect(result.graphiql.query).toBe(EXAMPLE_QUERY);
+      expect(result.graphiql.result.data.organizations.content[0].name).toBe(DEMO_ORGANIZATION_NAME);
+      expect(result.graphiqlWithoutKey.requestsWithoutKey).toEqual([]);
+      expect(result.graphiqlWithoutKey.docsWithKey).toMatch(/^schema: /);
+      expect(result.screenshots).toHaveLength(6);
+    },
+    90_000,
+  );
 });

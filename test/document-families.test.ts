@@ -32,7 +32,8 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const newFamily = (body: Record<string, unknown> = {}) => rest(member, 'POST', '/api/document-families', 201, { documentStoreId: storeId, path: unique('doc'), ...body });
+const newFamily = (body: Record<string, unknown> = {}) =>
+  rest(member, 'POST', '/api/document-families', 201, { documentStoreId: storeId, path: unique('doc'), ...body });
 
 async function lockEventsOf(familyId: string): Promise<any[]> {
   const filter = encodeURIComponent('eventType==document_locked');
@@ -58,7 +59,9 @@ describe('document status', () => {
 
   it('also reads documentStatusId from a REST body', async () => {
     const family = await newFamily();
-    expect((await rest(member, 'PUT', `/api/document-families/${family.id}/status`, 200, { documentStatusId: reviewed.id })).documentStatus.id).toBe(reviewed.id);
+    expect((await rest(member, 'PUT', `/api/document-families/${family.id}/status`, 200, { documentStatusId: reviewed.id })).documentStatus.id).toBe(
+      reviewed.id,
+    );
   });
 
   it("refuses no status, a malformed id, a missing status and another organization's status with 400 naming the field", async () => {
@@ -73,7 +76,10 @@ describe('document status', () => {
     expect(foreign.details[0]).toMatchObject({ field: 'id' });
     expect(foreign.message).toContain("project of the family's organization");
     await rest(member, 'PUT', path, 400, [reviewed.id]);
-    expect(await rest(member, 'GET', `/api/document-families/${family.id}`, 200)).toMatchObject({ documentStatusId: null, changeSequence: family.changeSequence });
+    expect(await rest(member, 'GET', `/api/document-families/${family.id}`, 200)).toMatchObject({
+      documentStatusId: null,
+      changeSequence: family.changeSequence,
+    });
   });
 
   it("answers 403 for another tenant's status, 403 for another tenant's family, 404 for a missing family", async () => {
@@ -138,7 +144,13 @@ describe('document_locked', () => {
     const events = await lockEventsOf(family.id);
     expect(events.map((e) => e.projectId).sort()).toEqual([projectId, linkedProject].sort());
     for (const event of events) {
-      expect(event).toMatchObject({ eventType: 'document_locked', eventDetail: { documentFamilyId: family.id }, notified: false, organizationId, project: { id: event.projectId } });
+      expect(event).toMatchObject({
+        eventType: 'document_locked',
+        eventDetail: { documentFamilyId: family.id },
+        notified: false,
+        organizationId,
+        project: { id: event.projectId },
+      });
       expect(Object.keys(event.eventDetail)).toEqual(['documentFamilyId']);
     }
     // Unlocking records nothing.
@@ -150,7 +162,16 @@ describe('document_locked', () => {
     const family = await newFamily();
     expect((await rest(member, 'PUT', `/api/document-families/${family.id}/lock`, 200)).locked).toBe(true);
     const events = await lockEventsOf(family.id);
-    expect(events).toEqual([expect.objectContaining({ eventType: 'document_locked', eventDetail: { documentFamilyId: family.id }, organizationId, projectId: null, project: null, notified: false })]);
+    expect(events).toEqual([
+      expect.objectContaining({
+        eventType: 'document_locked',
+        eventDetail: { documentFamilyId: family.id },
+        organizationId,
+        projectId: null,
+        project: null,
+        notified: false,
+      }),
+    ]);
   });
 
   it('leaves no event behind when the lock fails after it was written', async () => {
@@ -180,7 +201,11 @@ describe('GraphQL', () => {
       member.key,
     );
     expect(set.setDocumentStatus).toEqual({ id: family.id, documentStatusId: reviewed.id, documentStatus: { id: reviewed.id, status: 'Reviewed' } });
-    const foreign = await server.graphql(`mutation($id: ID!, $status: ID) { setDocumentStatus(id: $id, documentStatusId: $status) { id } }`, { id: family.id, status: elsewhere.id }, member.key);
+    const foreign = await server.graphql(
+      `mutation($id: ID!, $status: ID) { setDocumentStatus(id: $id, documentStatusId: $status) { id } }`,
+      { id: family.id, status: elsewhere.id },
+      member.key,
+    );
     expect(foreign.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 400, details: [{ field: 'documentStatusId' }] });
     const missing = await server.graphql(`mutation($id: ID!) { setDocumentStatus(id: $id) { id } }`, { id: family.id }, member.key);
     expect(missing.body.errors[0].extensions).toMatchObject({ code: 'BAD_REQUEST', status: 400 });
@@ -203,6 +228,9 @@ describe('OpenAPI', () => {
     expect(paths['/api/document-families/{id}/status'].delete.operationId).toBe('clearDocumentStatus');
     expect(paths['/api/document-families/{id}/lock'].put.operationId).toBe('lockDocumentFamily');
     expect(paths['/api/document-families/{id}/unlock'].put.operationId).toBe('unlockDocumentFamily');
-    expect(Object.keys(paths['/api/document-families/{id}/status'].put.requestBody.content['application/json'].schema.properties)).toEqual(['id', 'documentStatusId']);
+    expect(Object.keys(paths['/api/document-families/{id}/status'].put.requestBody.content['application/json'].schema.properties)).toEqual([
+      'id',
+      'documentStatusId',
+    ]);
   });
 });

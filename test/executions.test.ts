@@ -18,13 +18,20 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const newExecution = (body: Record<string, unknown> = {}) => rest(member, 'POST', '/api/executions', 201, { organizationId, description: unique('run'), ...body });
+const newExecution = (body: Record<string, unknown> = {}) =>
+  rest(member, 'POST', '/api/executions', 201, { organizationId, description: unique('run'), ...body });
 
 /** One step execution of `executionId` per status given, by status. */
 async function stepsIn(executionId: string, statuses: string[]): Promise<Record<string, any>> {
   const steps: Record<string, any> = {};
   for (const status of statuses) {
-    steps[status] = await rest(member, 'POST', '/api/step-executions', 201, { executionId, ref: status.toLowerCase(), name: status, stepType: 'MODULE', status });
+    steps[status] = await rest(member, 'POST', '/api/step-executions', 201, {
+      executionId,
+      ref: status.toLowerCase(),
+      name: status,
+      stepType: 'MODULE',
+      status,
+    });
   }
   return steps;
 }
@@ -105,7 +112,10 @@ describe('idempotencyKey', () => {
   it('answers a second create with the same key in the organization with 200 and the first execution, writing nothing', async () => {
     const key = unique('key');
     const first = await newExecution({ idempotencyKey: key, description: 'first' });
-    const again = await server.request('POST', '/api/executions', { key: member.key, body: { organizationId, idempotencyKey: key, description: 'second', priority: 9 } });
+    const again = await server.request('POST', '/api/executions', {
+      key: member.key,
+      body: { organizationId, idempotencyKey: key, description: 'second', priority: 9 },
+    });
     expect(again.status, again.text).toBe(200);
     expect(again.body).toEqual(first);
     expect(await executionsWithKey(key)).toHaveLength(1);
@@ -141,7 +151,9 @@ describe('idempotencyKey', () => {
   it('creates one execution of many concurrent creates with one key: one 201, the others 200 with it', async () => {
     const key = unique('key');
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => server.request('POST', '/api/executions', { key: member.key, body: { organizationId, idempotencyKey: key, description: `try ${i}` } })),
+      Array.from({ length: 10 }, (_, i) =>
+        server.request('POST', '/api/executions', { key: member.key, body: { organizationId, idempotencyKey: key, description: `try ${i}` } }),
+      ),
     );
     expect(answers.map((a) => a.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);

@@ -69,7 +69,13 @@ const plan = (steps: Row[]) => created('/api/activity-plans', { name: unique('Pl
 const script = (expression: string, ref = 'script') => ({ ref, stepType: 'SCRIPT', options: { expression } });
 
 async function trigger(planRow: Row, body: Row = {}): Promise<Row> {
-  return created('/api/triggers', { name: unique('Trigger'), projectId: project.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`, ...body });
+  return created('/api/triggers', {
+    name: unique('Trigger'),
+    projectId: project.id,
+    eventKind: 'manual',
+    activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`,
+    ...body,
+  });
 }
 
 async function fire(triggerRow: Row, input?: Row, via = server): Promise<Row> {
@@ -80,7 +86,12 @@ async function fire(triggerRow: Row, input?: Row, via = server): Promise<Row> {
 
 const activity = async (id: string): Promise<Row> => (await server.request('GET', `/api/activities/${id}`)).body;
 
-const finished = (id: string) => until(`activity ${id} to finish`, () => activity(id), (a) => a.status === 'COMPLETED' || a.status === 'FAILED');
+const finished = (id: string) =>
+  until(
+    `activity ${id} to finish`,
+    () => activity(id),
+    (a) => a.status === 'COMPLETED' || a.status === 'FAILED',
+  );
 
 /** A SCRIPT step of the given expression, run to its end. */
 async function runScript(expression: string, input?: Row): Promise<Row> {
@@ -108,7 +119,11 @@ describe('a SCRIPT step', () => {
     await created('/api/organizations', { name: unique('Neighbours') }, key);
 
     const started = await fire(await trigger(await plan([script(ENDLESS)])));
-    await until('the activity to run', () => activity(started.id), (a) => a.status === 'RUNNING');
+    await until(
+      'the activity to run',
+      () => activity(started.id),
+      (a) => a.status === 'RUNNING',
+    );
     // The evaluation takes the whole time limit: the neighbour is answered meanwhile, before it ends.
     for (let i = 0; i < 3; i++) {
       const me = await server.request('GET', '/api/account/me', { key });
@@ -137,10 +152,12 @@ describe('a SCRIPT step', () => {
     await expectFailedStep('"a" + 1', 'The left side of the "+" operator must evaluate to a number (JSONata T2001 at position 5)');
     // As the main thread words them: a regex RE2 cannot compile, built at evaluation time, fails that evaluation.
     for (const expression of ['$notAFunction(1)', '$eval("$contains(\\"aa\\", /(a)\\\\1/)")']) {
-      const raw = await compiledExpression(expression).evaluate({}).then(
-        () => expect.unreachable(expression),
-        (error: { code: string; message: string; position: number }) => error,
-      );
+      const raw = await compiledExpression(expression)
+        .evaluate({})
+        .then(
+          () => expect.unreachable(expression),
+          (error: { code: string; message: string; position: number }) => error,
+        );
       await expectFailedStep(expression, `${raw.message} (JSONata ${raw.code} at position ${raw.position})`);
     }
   });
@@ -172,14 +189,23 @@ describe('a SCRIPT step', () => {
     const own = await createProject(server, org.id, { name: unique('Same'), options: { dataProperties: { region: 'EU' } } });
     const steps = expressions.map((expression, index) => script(expression, `s${index + 1}`));
     const planRow = await plan(steps);
-    const manual = await created('/api/triggers', { name: unique('Same'), projectId: own.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}` });
+    const manual = await created('/api/triggers', {
+      name: unique('Same'),
+      projectId: own.id,
+      eventKind: 'manual',
+      activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`,
+    });
     const inputs = {
       n: 21,
       word: 'hello',
       flag: false,
       nothing: null,
       amounts: [5, 1.5, 3],
-      items: [{ name: 'pen', price: 1 }, { name: 'book', price: 12 }, { name: 'lamp', price: 30 }],
+      items: [
+        { name: 'pen', price: 1 },
+        { name: 'book', price: 12 },
+        { name: 'lamp', price: 30 },
+      ],
       nested: { deep: { list: ['a', 'b', 'ü'] } },
     };
     const ended = await finished((await fire(manual, inputs)).id);
@@ -224,7 +250,13 @@ describe('a trigger', () => {
     const own = await createProject(server, org.id);
     const planRow = await plan([script('"started"')]);
     const on = (eventFilter: string) =>
-      created('/api/triggers', { name: unique('OnCreate'), projectId: own.id, eventKind: 'task_created', eventFilter, activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}` });
+      created('/api/triggers', {
+        name: unique('OnCreate'),
+        projectId: own.id,
+        eventKind: 'task_created',
+        eventFilter,
+        activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`,
+      });
     const endless = await on(ENDLESS);
     const hungry = await on(HUNGRY);
     const plain = await on('task.title = "go"');
@@ -232,10 +264,18 @@ describe('a trigger', () => {
 
     const activities = async () =>
       (await server.request('GET', `/api/activities?pageSize=100&filter=${encodeURIComponent(`projectId==${own.id}`)}`)).body.content as Row[];
-    const [started] = await until('the plain trigger to start its activity', activities, (rows) => rows.length > 0 && rows.every((a) => a.status === 'COMPLETED'));
+    const [started] = await until(
+      'the plain trigger to start its activity',
+      activities,
+      (rows) => rows.length > 0 && rows.every((a) => a.status === 'COMPLETED'),
+    );
     expect(started.startedByTriggerId).toBe(plain.id);
     // Triggers are evaluated in order of creation in one job: the plain one comes after the failing ones.
-    await until('the queue to be empty', async () => Number((await server.orm.em.fork().getConnection().execute('select count(*) as n from graphile_worker._private_jobs'))[0].n), (n) => n === 0);
+    await until(
+      'the queue to be empty',
+      async () => Number((await server.orm.em.fork().getConnection().execute('select count(*) as n from graphile_worker._private_jobs'))[0].n),
+      (n) => n === 0,
+    );
     const all = await activities();
     expect(all.map((a) => a.startedByTriggerId)).toEqual([plain.id]);
     expect(all.some((a) => a.startedByTriggerId === endless.id || a.startedByTriggerId === hungry.id)).toBe(false);
@@ -263,7 +303,13 @@ describe('expression texts', () => {
 
     const planRow = await plan([script('1')]);
     const refusedTrigger = await server.request('POST', '/api/triggers', {
-      body: { name: unique('Long'), projectId: project.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`, eventFilter: long },
+      body: {
+        name: unique('Long'),
+        projectId: project.id,
+        eventKind: 'manual',
+        activityPlanRef: `activity-plan://${org.slug}/${planRow.slug}`,
+        eventFilter: long,
+      },
     });
     expect(refusedTrigger.status, refusedTrigger.text).toBe(400);
     expect(refusedTrigger.text).toContain('eventFilter');
@@ -298,7 +344,9 @@ describe('the expression pool', () => {
     pool.warm();
     try {
       await pool.evaluate('1', {});
-      const evaluators = childProcessesOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--disallow-code-generation-from-strings'));
+      const evaluators = childProcessesOf(process.pid).filter((pid) =>
+        readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--disallow-code-generation-from-strings'),
+      );
       expect(evaluators.length).toBeGreaterThan(0);
       for (const pid of evaluators) expect(getPriority(pid)).toBe(getPriority(process.pid) + 10);
     } finally {

@@ -110,7 +110,8 @@ describe('the number of comparisons (at most 200)', () => {
   });
 
   it('counts comparisons through a relation path (project.name)', async () => {
-    const names = (n: number) => `projectId==${projectId};(${[`project.name=='${projectName}'`, ...times(n - 2, (i) => `project.name==other-${i}`)].join(' or ')})`;
+    const names = (n: number) =>
+      `projectId==${projectId};(${[`project.name=='${projectName}'`, ...times(n - 2, (i) => `project.name==other-${i}`)].join(' or ')})`;
     expect(await matches(names(200))).toBe(3);
     await expectRefused(names(201), TOO_MANY);
     const anded = (n: number) => [`projectId==${projectId}`, ...times(n - 1, (i) => `project.name!=other-${i}`)].join(';');
@@ -215,10 +216,16 @@ describe('a refused filter', () => {
     for (const [filter, message] of refused) {
       const resource = filter.startsWith('memberTask') ? '/api/task-groups' : '/api/tasks';
       const viaRest = await server.fewestQueries(async () => expectRestRefused(await rest(resource, filter), message));
-      expect(viaRest.map((s) => s.sql), `${message} (REST)`).toEqual([]);
+      expect(
+        viaRest.map((s) => s.sql),
+        `${message} (REST)`,
+      ).toEqual([]);
       const query = filter.startsWith('memberTask') ? TASK_GROUPS : TASKS;
       const viaGraphql = await server.fewestQueries(async () => expectGraphqlRefused(await server.graphql(query, { f: filter }), message));
-      expect(viaGraphql.map((s) => s.sql), `${message} (GraphQL)`).toEqual([]);
+      expect(
+        viaGraphql.map((s) => s.sql),
+        `${message} (GraphQL)`,
+      ).toEqual([]);
     }
   });
 

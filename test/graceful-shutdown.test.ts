@@ -41,7 +41,10 @@ class SlowUpstream {
   private readonly server: Server = createServer((req, res) => {
     this.arrived++;
     req.resume();
-    const timer = setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ slow: true, pad: 'p'.repeat(64_000) })), this.delayMs);
+    const timer = setTimeout(
+      () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ slow: true, pad: 'p'.repeat(64_000) })),
+      this.delayMs,
+    );
     res.on('close', () => clearTimeout(timer));
   });
 
@@ -66,13 +69,23 @@ beforeAll(async () => {
   api = await startServer({ databaseUrl, workerConcurrency: 0 });
   const org = await createOrganization(api);
   project = await createProject(api, org.id);
-  bridge = await created('/api/service-bridges', { organizationId: org.id, name: unique('Slow'), baseUrl: upstream.origin, endpoints: [{ name: 'slow', path: '/slow' }] });
+  bridge = await created('/api/service-bridges', {
+    organizationId: org.id,
+    name: unique('Slow'),
+    baseUrl: upstream.origin,
+    endpoints: [{ name: 'slow', path: '/slow' }],
+  });
   const plan = await created('/api/activity-plans', {
     name: unique('SlowPlan'),
     organizationId: org.id,
     steps: [{ ref: 'call', stepType: 'BRIDGE_CALL', options: { bridge: bridge.slug, endpointName: 'slow' } }],
   });
-  trigger = await created('/api/triggers', { name: unique('ByHand'), projectId: project.id, eventKind: 'manual', activityPlanRef: `activity-plan://${org.slug}/${plan.slug}` });
+  trigger = await created('/api/triggers', {
+    name: unique('ByHand'),
+    projectId: project.id,
+    eventKind: 'manual',
+    activityPlanRef: `activity-plan://${org.slug}/${plan.slug}`,
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -114,7 +127,10 @@ interface Answer {
 /** A request over node:http; `body` is sent in two halves, the second when `finish` is called. */
 function send(port: number, method: string, path: string, options: { agent?: Agent; body?: unknown } = {}) {
   const body = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body));
-  const headers: Record<string, string> = { 'x-api-key': adminKey, ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}) };
+  const headers: Record<string, string> = {
+    'x-api-key': adminKey,
+    ...(body ? { 'content-type': 'application/json', 'content-length': String(body.length) } : {}),
+  };
   const req = httpRequest({ host: '127.0.0.1', port, method, path, headers, agent: options.agent ?? false });
   const answer = new Promise<Answer>((resolve, reject) => {
     req.on('error', reject);

@@ -92,8 +92,15 @@ describe('GraphQL tenancy', () => {
     const em = server.orm.em.fork();
     const now = new Date();
     em.create(AccessToken, {
-      id: randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0,
-      name: 'graphql-tenancy', userId: user.body.id, tokenHash: hashApiKey(key), tokenPrefix: keyPrefix(key),
+      id: randomUUID(),
+      uuid: randomUUID(),
+      createdOn: now,
+      updatedOn: now,
+      changeSequence: 0,
+      name: 'graphql-tenancy',
+      userId: user.body.id,
+      tokenHash: hashApiKey(key),
+      tokenPrefix: keyPrefix(key),
     });
     await em.flush();
     const asMember = (query: string, variables?: Record<string, unknown>) => server.graphql(query, variables, key);
@@ -247,7 +254,13 @@ describe('GraphQL update semantics', () => {
     const cleared = (
       await gql(UPDATE_ORG, { id: created.id, input: { supportAccessExpiresAt: null, enterpriseOrganization: null, properties: null, publicAccess: false } })
     ).updateOrganization;
-    expect(cleared).toMatchObject({ supportAccessExpiresAt: null, enterpriseOrganization: null, properties: null, publicAccess: false, features: { beta: true } });
+    expect(cleared).toMatchObject({
+      supportAccessExpiresAt: null,
+      enterpriseOrganization: null,
+      properties: null,
+      publicAccess: false,
+      features: { beta: true },
+    });
     expect(cleared.changeSequence).toBe(2);
 
     const read = (await gql(GET_ORG, { id: created.id })).organization;
@@ -531,7 +544,10 @@ describe('GraphQL lists: paging, filter, sort and query', () => {
       description: i === 5 ? 'contains the word Zanzibar' : `plain ${i}`,
     }));
     const mutation = `mutation($p: ID!) { ${specs
-      .map((s, i) => `t${i}: createTask(input: { projectId: $p, title: "${s.title}", priority: ${s.priority}, statusSlug: ${s.statusSlug === null ? 'null' : `"${s.statusSlug}"`}, description: "${s.description}" }) { id title priority statusSlug }`)
+      .map(
+        (s, i) =>
+          `t${i}: createTask(input: { projectId: $p, title: "${s.title}", priority: ${s.priority}, statusSlug: ${s.statusSlug === null ? 'null' : `"${s.statusSlug}"`}, description: "${s.description}" }) { id title priority statusSlug }`,
+      )
       .join('\n')} }`;
     const data = await gql(mutation, { p: project.id });
     tasks = specs.map((_, i) => data[`t${i}`]);
@@ -651,7 +667,9 @@ describe('GraphQL lists: paging, filter, sort and query', () => {
     const team = await server.request('POST', '/api/teams', { body: { organizationId: organization.id, name: 'Listers' } });
     const member = await server.request('POST', '/api/team-members', { body: { teamId: team.body.id, userId: user.body.id } });
     expect(member.status, member.text).toBe(201);
-    const status = await server.request('POST', '/api/task-statuses', { body: { organizationId: organization.id, label: 'In review', statusType: 'IN_PROGRESS' } });
+    const status = await server.request('POST', '/api/task-statuses', {
+      body: { organizationId: organization.id, label: 'In review', statusType: 'IN_PROGRESS' },
+    });
     expect(status.status, status.text).toBe(201);
 
     const data = await gql(

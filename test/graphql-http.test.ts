@@ -38,14 +38,25 @@ interface Answer {
 async function call(
   method: string,
   path: string,
-  { accept, body, key, headers = {}, target = server }: { accept?: string; body?: unknown; key?: string | null; headers?: Record<string, string>; target?: TestServer } = {},
+  {
+    accept,
+    body,
+    key,
+    headers = {},
+    target = server,
+  }: { accept?: string; body?: unknown; key?: string | null; headers?: Record<string, string>; target?: TestServer } = {},
 ): Promise<Answer> {
   const sent: Record<string, string> = { ...headers };
   if (accept !== undefined) sent.accept = accept;
   const credential = key === undefined ? target.adminKey : key;
   if (credential) sent['x-api-key'] = credential;
   if (body !== undefined) sent['content-type'] = 'application/json';
-  const response = await fetch(`${target.url}${path}`, { method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), redirect: 'manual' });
+  const response = await fetch(`${target.url}${path}`, {
+    method,
+    headers: sent,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    redirect: 'manual',
+  });
   const text = await response.text();
   let parsed: unknown;
   try {
@@ -56,7 +67,8 @@ async function call(
   return { status: response.status, contentType: response.headers.get('content-type') ?? '', headers: response.headers, body: parsed, text };
 }
 
-const post = (body: unknown, accept?: string, options: { key?: string | null; target?: TestServer } = {}) => call('POST', '/graphql', { body, accept, ...options });
+const post = (body: unknown, accept?: string, options: { key?: string | null; target?: TestServer } = {}) =>
+  call('POST', '/graphql', { body, accept, ...options });
 const get = (params: Record<string, string>, options: { accept?: string; key?: string | null; headers?: Record<string, string> } = {}) =>
   call('GET', `/graphql?${new URLSearchParams(params)}`, options);
 
@@ -80,7 +92,10 @@ const REQUEST_ERRORS: [string, unknown][] = [
   ['a document that does not parse', { query: '{ organizations { ' }],
   ['a field the schema lacks', { query: '{ organizations { noSuchField } }' }],
   ['an operation name the document does not define', { query: 'query A { me { id } }', operationName: 'B' }],
-  ['a query variable that does not coerce (compiled execution)', { query: 'query($n: Int!) { organizations(pageSize: $n) { totalElements } }', variables: { n: 'many' } }],
+  [
+    'a query variable that does not coerce (compiled execution)',
+    { query: 'query($n: Int!) { organizations(pageSize: $n) { totalElements } }', variables: { n: 'many' } },
+  ],
   ['a mutation variable that does not coerce (graphql-js execution)', { query: 'mutation($id: ID!) { deleteOrganization(id: $id) }', variables: {} }],
 ];
 
@@ -102,7 +117,9 @@ describe('request errors follow the media type of the answer', () => {
   });
 
   it('treats the cost, depth and root-mutation limits as validation rules: 200 as application/json, 400 otherwise, and nothing runs', async () => {
-    const costly = { query: '{ organizations(pageSize: 100) { content { projects(pageSize: 100) { content { tasks(pageSize: 100) { content { id } } } } } } }' };
+    const costly = {
+      query: '{ organizations(pageSize: 100) { content { projects(pageSize: 100) { content { tasks(pageSize: 100) { content { id } } } } } } }',
+    };
     expect((await post(costly, JSON_TYPE)).body.errors[0].message).toMatch(/too expensive/);
     expectRequestError(await post(costly, JSON_TYPE), 200, JSON_TYPE);
     expectRequestError(await post(costly, GRAPHQL_RESPONSE), 400, GRAPHQL_RESPONSE);
@@ -151,7 +168,9 @@ describe('refusals of the HTTP request keep their status whatever the media type
       expect(answer.status, answer.text).toBe(405);
       expect(answer.headers.get('allow')).toBe('POST');
       expect(answer.body.data).toBeUndefined();
-      expect(answer.body.errors).toEqual([{ message: expect.stringMatching(/GET requests only support query operations/), extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } }]);
+      expect(answer.body.errors).toEqual([
+        { message: expect.stringMatching(/GET requests only support query operations/), extensions: { code: 'METHOD_NOT_ALLOWED', status: 405 } },
+      ]);
     }
     expect(await organizationsNamed(name)).toBe(0);
   });
@@ -188,7 +207,10 @@ describe('errors of queries and mutations', () => {
     expect(query.body.errors[0]).toMatchObject({ locations: [{ line: 2, column: 3 }], path: ['organization'] });
     const mutation = await post({ query: 'mutation {\n  deleteOrganization(id: "nope")\n}' });
     expect(mutation.body.errors[0]).toMatchObject({ locations: [{ line: 2, column: 3 }], path: ['deleteOrganization'] });
-    const coercion = await post({ query: 'query Q(\n  $n: Int!\n) { organizations(pageSize: $n) { totalElements } }', variables: { n: 'x' } }, GRAPHQL_RESPONSE);
+    const coercion = await post(
+      { query: 'query Q(\n  $n: Int!\n) { organizations(pageSize: $n) { totalElements } }', variables: { n: 'x' } },
+      GRAPHQL_RESPONSE,
+    );
     expect(coercion.body.errors[0].locations, coercion.text).toEqual([{ line: 2, column: 3 }]);
   });
 });
@@ -205,10 +227,18 @@ describe('GET queries and CSRF prevention', () => {
 
 describe('subscriptions answer the codes of HTTP', () => {
   it('refuses a document that does not parse, a field the schema lacks and a query with BAD_REQUEST/400 (with locations)', async () => {
-    const client = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': server.adminKey }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': server.adminKey },
+      retryAttempts: 0,
+    });
     const errorsOf = (query: string) =>
       new Promise<any[]>((resolve) => {
-        client.subscribe({ query }, { next: (result) => resolve([...(result.errors ?? [])]), error: (error) => resolve(error as any[]), complete: () => resolve([]) });
+        client.subscribe(
+          { query },
+          { next: (result) => resolve([...(result.errors ?? [])]), error: (error) => resolve(error as any[]), complete: () => resolve([]) },
+        );
       });
     try {
       const syntax = await errorsOf('subscription {\n  taskChanged(');

@@ -119,7 +119,10 @@ describe('cost limit', () => {
   it('refuses pageSize 100 at three nested levels with BAD_REQUEST/400 and a message naming the cost', async () => {
     const message = expectBadRequest(await server.graphql(`query { ${threeLevels('100')} }`));
     expect(message).toMatch(/cost/i);
-    expect(numbersIn(message).some((n) => n > MAX_QUERY_COST), message).toBe(true);
+    expect(
+      numbersIn(message).some((n) => n > MAX_QUERY_COST),
+      message,
+    ).toBe(true);
   });
 
   it('refuses an expensive mutation before it runs: nothing is created', async () => {
@@ -152,7 +155,10 @@ describe('cost limit', () => {
     const query = `query($size: Int) { ${threeLevels('$size')} }`;
     const message = expectBadRequest(await server.graphql(query, { size: 100 }));
     expect(message).toMatch(/cost/i);
-    expect(numbersIn(message).some((n) => n > MAX_QUERY_COST), message).toBe(true);
+    expect(
+      numbersIn(message).some((n) => n > MAX_QUERY_COST),
+      message,
+    ).toBe(true);
     // The same document with small pages passes.
     expectData(await server.graphql(query, { size: 5 }));
   });
@@ -328,10 +334,13 @@ describe('invalid variables', () => {
 
   it('do not reach a mutation: nothing is created', async () => {
     const created = unique('BadVariable');
-    const answer = await server.graphql(`mutation($name: String!, $size: Int!) { createOrganization(input: { name: $name }) { id projects(pageSize: $size) { totalElements } } }`, {
-      name: created,
-      size: 'ten',
-    });
+    const answer = await server.graphql(
+      `mutation($name: String!, $size: Int!) { createOrganization(input: { name: $name }) { id projects(pageSize: $size) { totalElements } } }`,
+      {
+        name: created,
+        size: 'ten',
+      },
+    );
     expectBadRequest(answer);
     expect(await organizationsNamed(created)).toBe(0);
   });

@@ -54,7 +54,9 @@ async function createTree(prefix: string, organizations: number, projectsEach: n
   for (const spec of projectSpecs) spec.org.projects.push({ ...projectData[spec.alias], tasks: [] });
 
   const taskSpecs = tree.flatMap((org) =>
-    org.projects.flatMap((project, j) => Array.from({ length: tasksEach }, (_, k) => ({ project, title: `t${k}`, alias: `t${project.id.replace(/-/g, '')}_${k}`, j }))),
+    org.projects.flatMap((project, j) =>
+      Array.from({ length: tasksEach }, (_, k) => ({ project, title: `t${k}`, alias: `t${project.id.replace(/-/g, '')}_${k}`, j })),
+    ),
   );
   if (taskSpecs.length === 0) return tree;
   const taskData = await gql(
@@ -158,7 +160,10 @@ describe('nested reads organizations -> projects -> tasks', () => {
     for (const prefix of [smallPrefix, largePrefix]) {
       const counts: number[] = [];
       for (const selection of levels) counts.push((await measured(`query($filter: String!) { ${selection} }`, { filter: byPrefix(prefix) })).statements);
-      expect(counts.slice(1).map((count, i) => count - counts[i]), `statements per level for ${prefix}: ${counts}`).toEqual([1, 1, 1]);
+      expect(
+        counts.slice(1).map((count, i) => count - counts[i]),
+        `statements per level for ${prefix}: ${counts}`,
+      ).toEqual([1, 1, 1]);
     }
   });
 
@@ -189,7 +194,8 @@ describe('nested pages with their own arguments', () => {
     tree.push(...second);
     // Project 0 of the first organization gets 5 tasks with distinct priorities; project 1 gets 2.
     const [p0, p1] = tree[0].projects;
-    const data = await gql(`mutation($p0: ID!, $p1: ID!) {
+    const data = await gql(
+      `mutation($p0: ID!, $p1: ID!) {
       a: createTask(input: { projectId: $p0, title: "alpha", priority: 3 }) { id title }
       b: createTask(input: { projectId: $p0, title: "bravo", priority: 1 }) { id title }
       c: createTask(input: { projectId: $p0, title: "charlie", priority: 5 }) { id title }
@@ -197,7 +203,9 @@ describe('nested pages with their own arguments', () => {
       e: createTask(input: { projectId: $p0, title: "echo", priority: 2 }) { id title }
       f: createTask(input: { projectId: $p1, title: "foxtrot", priority: 9 }) { id title }
       g: createTask(input: { projectId: $p1, title: "golf", priority: 1 }) { id title }
-    }`, { p0: p0.id, p1: p1.id });
+    }`,
+      { p0: p0.id, p1: p1.id },
+    );
     p0.tasks = ['a', 'b', 'c', 'd', 'e'].map((k) => data[k]);
     p1.tasks = ['f', 'g'].map((k) => data[k]);
   });
@@ -227,12 +235,36 @@ describe('nested pages with their own arguments', () => {
     };
 
     const sorted = await tasksOf({ ts: 'priority:desc', size: 2 });
-    expect(sorted[0]).toEqual({ totalElements: 5, numberOfElements: 2, number: 0, content: [{ title: 'charlie', priority: 5 }, { title: 'delta', priority: 4 }] });
-    expect(sorted[1]).toEqual({ totalElements: 2, numberOfElements: 2, number: 0, content: [{ title: 'foxtrot', priority: 9 }, { title: 'golf', priority: 1 }] });
+    expect(sorted[0]).toEqual({
+      totalElements: 5,
+      numberOfElements: 2,
+      number: 0,
+      content: [
+        { title: 'charlie', priority: 5 },
+        { title: 'delta', priority: 4 },
+      ],
+    });
+    expect(sorted[1]).toEqual({
+      totalElements: 2,
+      numberOfElements: 2,
+      number: 0,
+      content: [
+        { title: 'foxtrot', priority: 9 },
+        { title: 'golf', priority: 1 },
+      ],
+    });
     expect(sorted[2]).toEqual({ totalElements: 0, numberOfElements: 0, number: 0, content: [] });
 
     const secondPage = await tasksOf({ ts: 'priority:desc', size: 2, page: 1 });
-    expect(secondPage[0]).toEqual({ totalElements: 5, numberOfElements: 2, number: 1, content: [{ title: 'alpha', priority: 3 }, { title: 'echo', priority: 2 }] });
+    expect(secondPage[0]).toEqual({
+      totalElements: 5,
+      numberOfElements: 2,
+      number: 1,
+      content: [
+        { title: 'alpha', priority: 3 },
+        { title: 'echo', priority: 2 },
+      ],
+    });
     expect(secondPage[1]).toEqual({ totalElements: 2, numberOfElements: 0, number: 1, content: [] });
 
     const filtered = await tasksOf({ tf: 'priority<=2', ts: 'title:desc' });
@@ -280,7 +312,12 @@ describe('teams and members', () => {
     const userData = await gql(`mutation { ${emails.map((e, n) => `u${n}: createPlatformUser(input: { email: "${e}" }) { id email }`).join('\n')} }`);
     const memberData = await gql(
       `mutation { ${tree.teams
-        .flatMap((team, i) => Array.from({ length: membersEach }, (_, j) => `m${i}_${j}: createTeamMember(input: { teamId: "${team.id}", userId: "${userData[`u${i * membersEach + j}`].id}" }) { id }`))
+        .flatMap((team, i) =>
+          Array.from(
+            { length: membersEach },
+            (_, j) => `m${i}_${j}: createTeamMember(input: { teamId: "${team.id}", userId: "${userData[`u${i * membersEach + j}`].id}" }) { id }`,
+          ),
+        )
         .join('\n')} }`,
     );
     tree.teams.forEach((team, i) => {
@@ -332,7 +369,10 @@ describe('teams and members', () => {
       members(pageSize: 100, sort: "user.email:asc") { totalElements content { id user { id email } } } } } } }`;
     const smallRun = await measured(query, { id: small.organization.id });
     const largeRun = await measured(query, { id: large.organization.id });
-    for (const [run, tree] of [[smallRun, small], [largeRun, large]] as const) {
+    for (const [run, tree] of [
+      [smallRun, small],
+      [largeRun, large],
+    ] as const) {
       expect(run.data.organization.teams).toEqual({
         totalElements: tree.teams.length,
         content: tree.teams.map((team) => ({
@@ -383,7 +423,9 @@ describe('project → tasks → task activities', () => {
   /** A project with `tasks` tasks of `activities` activities each, created as the administrator. */
   async function projectWith(tasks: number, activities: number): Promise<string> {
     const org = await gql(`mutation { createOrganization(input: { name: "${unique('Acts')}" }) { id } }`);
-    const project = await gql(`mutation($o: ID!) { createProject(input: { organizationId: $o, name: "With activities" }) { id } }`, { o: org.createOrganization.id });
+    const project = await gql(`mutation($o: ID!) { createProject(input: { organizationId: $o, name: "With activities" }) { id } }`, {
+      o: org.createOrganization.id,
+    });
     for (let t = 0; t < tasks; t++) {
       const task = await gql(`mutation($p: ID!) { createTask(input: { projectId: $p, title: "T${t}" }) { id } }`, { p: project.createProject.id });
       for (let a = 0; a < activities; a++) {

@@ -32,7 +32,12 @@ async function caller(): Promise<{ id: string; email: string; key: string }> {
 }
 
 function sign(claims: Record<string, unknown>, options: { sub?: string; exp?: boolean } = {}): Promise<string> {
-  let jwt = new jose.SignJWT(claims).setProtectedHeader({ alg: 'RS256' }).setIssuer(ISSUER).setAudience(AUDIENCE).setIssuedAt().setSubject(options.sub ?? unique('sub'));
+  let jwt = new jose.SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setIssuedAt()
+    .setSubject(options.sub ?? unique('sub'));
   if (options.exp !== false) jwt = jwt.setExpirationTime('5m');
   return jwt.sign(keys.privateKey);
 }
@@ -132,7 +137,11 @@ describe('access for references', () => {
     const missing = await server.request('POST', '/api/tasks', { body: { projectId: '00000000-0000-4000-8000-000000000000' }, key: alice.key });
     expect(missing.status, missing.text).toBe(400);
     expect(missing.body.details[0].field).toBe('projectId');
-    const gql = await server.graphql(`mutation($o: ID!) { createProject(input: { name: "Intruder", organizationId: $o }) { id } }`, { o: bobOrg.id }, alice.key);
+    const gql = await server.graphql(
+      `mutation($o: ID!) { createProject(input: { name: "Intruder", organizationId: $o }) { id } }`,
+      { o: bobOrg.id },
+      alice.key,
+    );
     expect(gql.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
 
     expect((await server.request('GET', `/api/projects?filter=organizationId==${bobOrg.id}`)).body.totalElements).toBe(before);
@@ -245,7 +254,9 @@ describe('filters through relations', () => {
     const asAlice = await server.request('GET', `/api/projects?filter=${filter}`, { key: alice.key });
     expect(asAlice.status, asAlice.text).toBe(200);
     expect(asAlice.body.totalElements, asAlice.text).toBe(0);
-    const own = await server.request('GET', `/api/projects?filter=${encodeURIComponent(`id==${project.id};organization.id==${organization.id}`)}`, { key: alice.key });
+    const own = await server.request('GET', `/api/projects?filter=${encodeURIComponent(`id==${project.id};organization.id==${organization.id}`)}`, {
+      key: alice.key,
+    });
     expect(own.body.totalElements, own.text).toBe(1);
   });
 });

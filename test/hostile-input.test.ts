@@ -59,7 +59,12 @@ describe('path ids with broken percent-encoding', () => {
 
   it('answers 400 naming the id for a decodable id that is not a UUID: NUL, an over-long one', async () => {
     for (const id of ['%00', 'x'.repeat(8000), `${'%41'.repeat(2000)}`]) {
-      for (const [method, path] of [['GET', `/api/tasks/${id}`], ['GET', `/api/tasks/${id}/sequence`], ['PUT', `/api/tasks/${id}`], ['DELETE', `/api/tasks/${id}`]]) {
+      for (const [method, path] of [
+        ['GET', `/api/tasks/${id}`],
+        ['GET', `/api/tasks/${id}/sequence`],
+        ['PUT', `/api/tasks/${id}`],
+        ['DELETE', `/api/tasks/${id}`],
+      ]) {
         const answer = await server.request(method, path, method === 'PUT' ? { body: {} } : {});
         expectRestBadRequest(answer, `${method} ${path.slice(0, 40)}`);
         expect(answer.body.details).toEqual([{ field: 'id', message: 'must be a UUID' }]);
@@ -184,14 +189,18 @@ describe('text PostgreSQL cannot store exactly (unpaired UTF-16 surrogates)', ()
 
   it('still accepts paired surrogates (characters outside the BMP) and reads them back exactly', async () => {
     const title = `smile \u{1F600} ${unique('pair')}`;
-    const created = await server.request('POST', '/api/tasks', { body: { projectId, title, properties: { 'k\u{1F600}': ['\u{1F600}'] }, documentFamilyIds: ['\u{1F600}'] } });
+    const created = await server.request('POST', '/api/tasks', {
+      body: { projectId, title, properties: { 'k\u{1F600}': ['\u{1F600}'] }, documentFamilyIds: ['\u{1F600}'] },
+    });
     expect(created.status, created.text).toBe(201);
     const read = await server.request('GET', `/api/tasks/${created.body.id}`);
     expect(read.body).toMatchObject({ title, properties: { 'k\u{1F600}': ['\u{1F600}'] }, documentFamilyIds: ['\u{1F600}'] });
   });
 
   it('is refused in GraphQL inputs and in the filter, query and sort arguments', async () => {
-    const label = await server.graphql('mutation($i: LabelCreateRequest!) { createLabel(input: $i) { id } }', { i: { name: 'x\ud800', organizationId: organization.id } });
+    const label = await server.graphql('mutation($i: LabelCreateRequest!) { createLabel(input: $i) { id } }', {
+      i: { name: 'x\ud800', organizationId: organization.id },
+    });
     expectGraphqlFieldRefused(label, 'name');
     const properties = await server.graphql('mutation($id: ID!, $i: OrganizationUpdateRequest!) { updateOrganization(id: $id, input: $i) { id } }', {
       id: organization.id,
@@ -232,7 +241,9 @@ describe('bodies over the limit', () => {
     const rest = await server.request('POST', '/api/tasks', { body: { projectId, title, description: 'x'.repeat(1024 * 1024) } });
     expect(rest.status, rest.text.slice(0, 300)).toBe(413);
     expect(rest.body).toEqual({ error: 'Payload Too Large', message: 'request body is larger than the limit of 1 MB', status: 413 });
-    const graphql = await postGraphql({ query: `mutation { createTask(input: { projectId: "${projectId}", title: "${title}", description: "${'x'.repeat(1024 * 1024)}" }) { id } }` });
+    const graphql = await postGraphql({
+      query: `mutation { createTask(input: { projectId: "${projectId}", title: "${title}", description: "${'x'.repeat(1024 * 1024)}" }) { id } }`,
+    });
     expect(graphql.status, graphql.text.slice(0, 300)).toBe(413);
     expect(graphql.body.errors).toEqual([{ message: 'request body is larger than the limit of 1 MB', extensions: { code: 'PAYLOAD_TOO_LARGE', status: 413 } }]);
     const listed = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(`title=='${title}'`)}`);

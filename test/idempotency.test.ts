@@ -56,7 +56,10 @@ async function tasksTitled(title: string): Promise<number> {
 }
 
 async function keyRows(userId: string, key: string) {
-  return sql<{ state: string; status: number | null; created_on: Date }>('select state, status, created_on from idempotency_key where user_id = ? and key = ?', [userId, key]);
+  return sql<{ state: string; status: number | null; created_on: Date }>(
+    'select state, status, created_on from idempotency_key where user_id = ? and key = ?',
+    [userId, key],
+  );
 }
 
 describe('REST creates', () => {
@@ -281,11 +284,17 @@ describe('across processes and over time', () => {
   it('lets a retry take over a key left running for 5 minutes (its process died), not one running for less', async () => {
     const title = unique('Abandoned');
     const body = { projectId, title };
-    for (const [age, status] of [['6 minutes', 201], ['1 minute', 409]] as const) {
+    for (const [age, status] of [
+      ['6 minutes', 201],
+      ['1 minute', 409],
+    ] as const) {
       const key = unique('abandoned');
       expect((await post('/api/tasks', body, key)).status).toBe(201);
       // As a request that had begun `age` ago and never answered would have left it.
-      await sql(`update idempotency_key set state = 'running', status = null, headers = null, body = null, created_on = now() - ?::interval where user_id = ? and key = ?`, [age, member.id, key]);
+      await sql(
+        `update idempotency_key set state = 'running', status = null, headers = null, body = null, created_on = now() - ?::interval where user_id = ? and key = ?`,
+        [age, member.id, key],
+      );
       const answer = await post('/api/tasks', body, key);
       expect(answer.status, `${age}: ${answer.text}`).toBe(status);
       expect(answer.headers.get('idempotent-replayed')).toBeNull();
@@ -303,7 +312,10 @@ describe('across processes and over time', () => {
     const worker = await JobWorker.start(inject('databaseUrl'), 1, idempotencyJobs(new IdempotencyStore(server.orm)), IDEMPOTENCY_CRONTAB);
     try {
       await expect
-        .poll(async () => (await sql(`select identifier from ${JOB_SCHEMA}._private_known_crontabs where identifier = ?`, [PURGE_IDEMPOTENCY_KEYS_JOB])).length, { timeout: 10_000 })
+        .poll(
+          async () => (await sql(`select identifier from ${JOB_SCHEMA}._private_known_crontabs where identifier = ?`, [PURGE_IDEMPOTENCY_KEYS_JOB])).length,
+          { timeout: 10_000 },
+        )
         .toBe(1);
       await sql(`select ${JOB_SCHEMA}.add_job(?::text, '{}'::json)`, [PURGE_IDEMPOTENCY_KEYS_JOB]);
       await expect.poll(async () => (await keyRows(member.id, expired)).length, { timeout: 15_000 }).toBe(0);
@@ -335,16 +347,43 @@ describe('GraphQL', () => {
 
     const mismatch = await graphql(CREATE_TASK, { input: { projectId, title: `${title}-2` } }, key);
     expect(mismatch.status).toBe(422);
-    expect(mismatch.body.errors[0]).toMatchObject({ message: expect.stringContaining('Idempotency-Key'), extensions: { code: 'UNPROCESSABLE_ENTITY', status: 422 } });
+    expect(mismatch.body.errors[0]).toMatchObject({
+      message: expect.stringContaining('Idempotency-Key'),
+      extensions: { code: 'UNPROCESSABLE_ENTITY', status: 422 },
+    });
 
     const queryKey = unique('query');
     for (let i = 0; i < 2; i++) {
-      const read = await graphql(`query($id: ID!) { task(id: $id) { id } }`, { id: first.body.data.createTask.id }, queryKey);
+      const read = await graphql(
+        `
+          query ($id: ID!) {
+            task(id: $id) {
+              id
+            }
+          }
+        `,
+        { id: first.body.data.createTask.id },
+        queryKey,
+      );
       expect(read.status, read.text).toBe(200);
       expect(read.headers.get('idempotent-replayed')).toBeNull();
     }
     // A query with an invalid key is not refused either: the header means nothing there.
-    expect((await graphql(`{ me { id } }`, {}, 'k'.repeat(300))).status).toBe(200);
+    expect(
+      (
+        await graphql(
+          `
+            {
+              me {
+                id
+              }
+            }
+          `,
+          {},
+          'k'.repeat(300),
+        )
+      ).status,
+    ).toBe(200);
     expect(await keyRows(member.id, queryKey)).toEqual([]);
     expect((await graphql(CREATE_TASK, { input: { projectId, title } }, 'k'.repeat(300))).status).toBe(400);
   });

@@ -31,7 +31,10 @@ const createTemplate = (body: Record<string, unknown>, status = 201) =>
   rest(member, 'POST', '/api/project-templates', status, { organizationId: organization.id, name: unique('Template'), ...body });
 
 async function createProject(body: Record<string, unknown>, status: number) {
-  const answer = await server.request('POST', '/api/projects', { body: { organizationId: organization.id, name: unique('Project'), ...body }, key: member.key });
+  const answer = await server.request('POST', '/api/projects', {
+    body: { organizationId: organization.id, name: unique('Project'), ...body },
+    key: member.key,
+  });
   expect(answer.status, answer.text.slice(0, 500)).toBe(status);
   return answer.body;
 }
@@ -61,44 +64,80 @@ describe('template option patterns are RE2', () => {
       ['(?<!x)y', expect.any(String)],
       ['([a-z', 'missing closing ]: `[a-z`'],
     ] as const) {
-      const refusal = await createTemplate({ name, options: [{ name: 'fine', properties: { pattern: '^x$' } }, { name: 'bad', properties: { pattern } }] }, 400);
-      expect(refusal.details, pattern).toEqual([{ field: 'options[1].properties.pattern', message: typeof reason === 'string' ? `is not a valid RE2 regular expression: ${reason}` : expect.stringMatching(/^is not a valid RE2 regular expression: /) }]);
+      const refusal = await createTemplate(
+        {
+          name,
+          options: [
+            { name: 'fine', properties: { pattern: '^x$' } },
+            { name: 'bad', properties: { pattern } },
+          ],
+        },
+        400,
+      );
+      expect(refusal.details, pattern).toEqual([
+        {
+          field: 'options[1].properties.pattern',
+          message:
+            typeof reason === 'string' ? `is not a valid RE2 regular expression: ${reason}` : expect.stringMatching(/^is not a valid RE2 regular expression: /),
+        },
+      ]);
       expect(refusal.message).toMatch(/^options\[1\]\.properties\.pattern: is not a valid RE2 regular expression: /);
     }
     expect(await rest(member, 'GET', `/api/project-templates?filter=${encodeURIComponent(`name=="${name}"`)}`, 200)).toMatchObject({ content: [] });
   });
 
   it('names every refused pattern at once, and refuses one written by an update (REST PUT)', async () => {
-    const refusal = await createTemplate({ options: [{ name: 'a', properties: { pattern: '(x)\\1' } }, { name: 'b' }, { name: 'c', properties: { pattern: '(?=y)' } }] }, 400);
+    const refusal = await createTemplate(
+      { options: [{ name: 'a', properties: { pattern: '(x)\\1' } }, { name: 'b' }, { name: 'c', properties: { pattern: '(?=y)' } }] },
+      400,
+    );
     expect(refusal.details.map((d: { field: string }) => d.field)).toEqual(['options[0].properties.pattern', 'options[2].properties.pattern']);
 
     const template = await createTemplate({ options: [{ name: 'code', properties: { pattern: '^[A-Z]{3}$' } }] });
-    const update = await rest(member, 'PUT', `/api/project-templates/${template.id}`, 400, { options: [{ name: 'code', properties: { pattern: '^([A-Z])\\1$' } }] });
-    expect(update.details).toEqual([{ field: 'options[0].properties.pattern', message: 'is not a valid RE2 regular expression: invalid escape sequence: `\\1`' }]);
+    const update = await rest(member, 'PUT', `/api/project-templates/${template.id}`, 400, {
+      options: [{ name: 'code', properties: { pattern: '^([A-Z])\\1$' } }],
+    });
+    expect(update.details).toEqual([
+      { field: 'options[0].properties.pattern', message: 'is not a valid RE2 regular expression: invalid escape sequence: `\\1`' },
+    ]);
     expect((await rest(member, 'GET', `/api/project-templates/${template.id}`, 200)).options).toEqual(template.options);
     // An update that leaves the options alone is not concerned.
     await rest(member, 'PUT', `/api/project-templates/${template.id}`, 200, { description: 'renamed' });
   });
 
   it('refuses the same through the GraphQL createProjectTemplate and updateProjectTemplate mutations', async () => {
-    const created = await server.graphql(CREATE_TEMPLATE, { input: { organizationId: organization.id, name: unique('Gql'), options: [{ name: 'x', properties: { pattern: '(a)\\1' } }] } }, member.key);
+    const created = await server.graphql(
+      CREATE_TEMPLATE,
+      { input: { organizationId: organization.id, name: unique('Gql'), options: [{ name: 'x', properties: { pattern: '(a)\\1' } }] } },
+      member.key,
+    );
     expect(created.body.errors?.[0]?.extensions, created.text).toMatchObject({
       code: 'BAD_REQUEST',
       status: 400,
       details: [{ field: 'options[0].properties.pattern', message: 'is not a valid RE2 regular expression: invalid escape sequence: `\\1`' }],
     });
     const template = await createTemplate({ options: [] });
-    const updated = await server.graphql(UPDATE_TEMPLATE, { id: template.id, input: { options: [{ name: 'x', properties: { pattern: 'a(?=b)' } }] } }, member.key);
+    const updated = await server.graphql(
+      UPDATE_TEMPLATE,
+      { id: template.id, input: { options: [{ name: 'x', properties: { pattern: 'a(?=b)' } }] } },
+      member.key,
+    );
     expect(updated.body.errors?.[0]?.extensions, updated.text).toMatchObject({ code: 'BAD_REQUEST', details: [{ field: 'options[0].properties.pattern' }] });
   });
 
   it('answers 400 naming the option when a pattern stored before patterns were checked is not RE2', async () => {
     const template = await createTemplate({ options: [{ name: 'legacy', properties: { pattern: '^x$' } }] });
     const legacy = [{ name: 'legacy', properties: { pattern: '^(x)\\1$' } }];
-    await server.orm.em.fork().getConnection().execute('update project_template set options = ? where id = ?', [JSON.stringify(legacy), template.id]);
+    await server.orm.em
+      .fork()
+      .getConnection()
+      .execute('update project_template set options = ? where id = ?', [JSON.stringify(legacy), template.id]);
     const refusal = await createProject(withValues(template.id, { legacy: 'xx' }), 400);
     expect(refusal.details).toEqual([
-      { field: 'options.dataProperties.legacy', message: "the project template's pattern for this option is not a valid RE2 regular expression (invalid escape sequence: `\\1`)" },
+      {
+        field: 'options.dataProperties.legacy',
+        message: "the project template's pattern for this option is not a valid RE2 regular expression (invalid escape sequence: `\\1`)",
+      },
     ]);
   });
 
@@ -118,14 +157,29 @@ describe('template option patterns are RE2', () => {
       member.key,
     );
     const id = data.createProjectTemplate.id;
-    expect((await createProject(withValues(id, { code: 'abc' }), 400)).details).toEqual([{ field: 'options.dataProperties.code', message: 'three capital letters' }]);
-    expect((await createProject(withValues(id, { code: 'ABC', ticket: 'none' }), 400)).details).toEqual([{ field: 'options.dataProperties.ticket', message: 'does not match the pattern \\d' }]);
+    expect((await createProject(withValues(id, { code: 'abc' }), 400)).details).toEqual([
+      { field: 'options.dataProperties.code', message: 'three capital letters' },
+    ]);
+    expect((await createProject(withValues(id, { code: 'ABC', ticket: 'none' }), 400)).details).toEqual([
+      { field: 'options.dataProperties.ticket', message: 'does not match the pattern \\d' },
+    ]);
     // Unanchored: a digit anywhere matches, as RegExp.test did.
     expect((await createProject(withValues(id, { code: 'ABC', ticket: 'T-7x' }), 201)).options.dataProperties).toEqual({ code: 'ABC', ticket: 'T-7x' });
 
-    const viaGraphql = await server.graphql(CREATE_PROJECT, { input: { organizationId: organization.id, name: unique('GqlProject'), ...withValues(id, { code: 'abcd' }) } }, member.key);
-    expect(viaGraphql.body.errors?.[0]?.extensions, viaGraphql.text).toMatchObject({ code: 'BAD_REQUEST', details: [{ field: 'options.dataProperties.code', message: 'three capital letters' }] });
-    const ok = await server.graphqlData(CREATE_PROJECT, { input: { organizationId: organization.id, name: unique('GqlProject'), ...withValues(id, { code: 'XYZ' }) } }, member.key);
+    const viaGraphql = await server.graphql(
+      CREATE_PROJECT,
+      { input: { organizationId: organization.id, name: unique('GqlProject'), ...withValues(id, { code: 'abcd' }) } },
+      member.key,
+    );
+    expect(viaGraphql.body.errors?.[0]?.extensions, viaGraphql.text).toMatchObject({
+      code: 'BAD_REQUEST',
+      details: [{ field: 'options.dataProperties.code', message: 'three capital letters' }],
+    });
+    const ok = await server.graphqlData(
+      CREATE_PROJECT,
+      { input: { organizationId: organization.id, name: unique('GqlProject'), ...withValues(id, { code: 'XYZ' }) } },
+      member.key,
+    );
     expect(ok.createProject.options.dataProperties).toEqual({ code: 'XYZ' });
   });
 });
@@ -138,7 +192,10 @@ describe('JSONata regex literals are RE2', () => {
       steps: [{ ref: 'check', name: 'Check', stepType: 'SCRIPT', options: { expression: '$contains($string(input), /(a)\\1/)' } }],
     });
     expect(refusal.details).toEqual([
-      { field: 'steps[0].options.expression', message: 'does not parse as JSONata: regular expression /(a)\\1/ is not a valid RE2 regular expression: invalid escape sequence: `\\1`' },
+      {
+        field: 'steps[0].options.expression',
+        message: 'does not parse as JSONata: regular expression /(a)\\1/ is not a valid RE2 regular expression: invalid escape sequence: `\\1`',
+      },
     ]);
     await rest(member, 'POST', '/api/activity-plans', 201, {
       organizationId: organization.id,
@@ -169,7 +226,10 @@ describe('JSONata regex literals are RE2', () => {
       expect(await evaluate(text, input), text).toEqual(await evaluate(text, input, RegExp));
     }
     // A regex built at evaluation time ($eval) that RE2 cannot compile fails that evaluation.
-    await expect(evaluate('$eval("$contains(\\"aa\\", /(a)\\\\1/)")', {})).rejects.toMatchObject({ code: 'D3121', value: expect.stringContaining('is not a valid RE2 regular expression') });
+    await expect(evaluate('$eval("$contains(\\"aa\\", /(a)\\\\1/)")', {})).rejects.toMatchObject({
+      code: 'D3121',
+      value: expect.stringContaining('is not a valid RE2 regular expression'),
+    });
   });
 });
 

@@ -183,7 +183,9 @@ describe('the size of a GraphQL document', () => {
     const aliases = `{ ${Array.from({ length: 10_000 }, (_, i) => `a${i}: me { id }`).join(' ')} }`;
     const answer = await server.request('POST', '/graphql', { body: { query: aliases } });
     expect(answer.status, answer.text.slice(0, 300)).toBe(400);
-    expect(answer.body.errors).toEqual([expect.objectContaining({ message: TOKEN_LIMIT_MESSAGE, extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) })]);
+    expect(answer.body.errors).toEqual([
+      expect.objectContaining({ message: TOKEN_LIMIT_MESSAGE, extensions: expect.objectContaining({ code: 'BAD_REQUEST', status: 400 }) }),
+    ]);
     expect(answer.body.data).toBeUndefined();
   });
 

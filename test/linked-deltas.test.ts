@@ -36,7 +36,8 @@ async function dataObjectsOf(documentFamilyId: string): Promise<any[]> {
   return page.content;
 }
 
-const post = (documentFamilyId: string, operations: unknown, status = 201) => rest(member, 'POST', '/api/linked-deltas', status, { documentFamilyId, operations });
+const post = (documentFamilyId: string, operations: unknown, status = 201) =>
+  rest(member, 'POST', '/api/linked-deltas', status, { documentFamilyId, operations });
 
 describe('POST /api/linked-deltas', () => {
   it('applies every operation in order: APPLIED', async () => {
@@ -55,7 +56,13 @@ describe('POST /api/linked-deltas', () => {
 
     const objects = await dataObjectsOf(familyId);
     expect(objects.map((o) => o.id).sort()).toEqual([existing.id, newId].sort());
-    expect(objects.find((o) => o.id === newId)).toMatchObject({ parentId: existing.id, path: 'invoice/line', taxonomyRef: 'acme/line', attributes: { amount: 5 }, changeSequence: 0 });
+    expect(objects.find((o) => o.id === newId)).toMatchObject({
+      parentId: existing.id,
+      path: 'invoice/line',
+      taxonomyRef: 'acme/line',
+      attributes: { amount: 5 },
+      changeSequence: 0,
+    });
     expect(objects.find((o) => o.id === existing.id)).toMatchObject({ attributes: { total: 2 }, changeSequence: 1 });
   });
 
@@ -143,7 +150,14 @@ describe('POST /api/linked-deltas', () => {
     for (const [operations, field] of [
       [{}, 'operations'],
       [[{ op: 'update', id: object.id, attributes: {} }, 'x'], 'operations[1]'],
-      [[{ op: 'update', id: object.id, attributes: {} }, { op: 'add', path: 'a' }, { op: 'move', id: object.id }], 'operations[1].op'],
+      [
+        [
+          { op: 'update', id: object.id, attributes: {} },
+          { op: 'add', path: 'a' },
+          { op: 'move', id: object.id },
+        ],
+        'operations[1].op',
+      ],
       [[{ op: 'create', attributes: {} }], 'operations[0].path'],
       [[{ op: 'create', path: 'p' }], 'operations[0].attributes'],
       [[{ op: 'update', id: 'nope', attributes: {} }], 'operations[0].id'],
@@ -156,7 +170,9 @@ describe('POST /api/linked-deltas', () => {
     }
     const unknownOps = await post(familyId, [{ op: 'add' }, { op: 'move' }], 400);
     expect(unknownOps.details.map((d: any) => d.field)).toEqual(['operations[0].op', 'operations[1].op']);
-    expect(await rest(member, 'GET', `/api/linked-deltas?filter=${encodeURIComponent(`documentFamilyId==${familyId}`)}`, 200)).toMatchObject({ totalElements: 0 });
+    expect(await rest(member, 'GET', `/api/linked-deltas?filter=${encodeURIComponent(`documentFamilyId==${familyId}`)}`, 200)).toMatchObject({
+      totalElements: 0,
+    });
     expect(await rest(member, 'GET', `/api/data-objects/${object.id}`, 200)).toMatchObject({ changeSequence: 0 });
   });
 
@@ -177,7 +193,9 @@ describe('POST /api/linked-deltas', () => {
     expect(refused.status, refused.text).toBe(405);
     expect(refused.headers.get('allow')).toBe('GET, HEAD, DELETE');
     // The state in a create body is the server's to decide.
-    expect(await rest(member, 'POST', '/api/linked-deltas', 201, { documentFamilyId: familyId, operations: [], state: 'FAILED', errorMessage: 'x' })).toMatchObject({
+    expect(
+      await rest(member, 'POST', '/api/linked-deltas', 201, { documentFamilyId: familyId, operations: [], state: 'FAILED', errorMessage: 'x' }),
+    ).toMatchObject({
       state: 'APPLIED',
       errorMessage: null,
     });

@@ -133,7 +133,9 @@ describe('list pages at scale', () => {
 
   it("pages one parent's rows on the (foreign key, created_on, id) index", async () => {
     const plans = await plansOf(async () => {
-      const data = await server.graphqlData(`query($id: ID!) { project(id: $id) { tasks(pageSize: 20, page: 5) { totalElements content { title } } } }`, { id: projectId });
+      const data = await server.graphqlData(`query($id: ID!) { project(id: $id) { tasks(pageSize: 20, page: 5) { totalElements content { title } } } }`, {
+        id: projectId,
+      });
       expect(data.project.tasks.content).toHaveLength(20);
     });
     // One statement holds each parent's count and page; the page (alias e0) walks the parent's index.

@@ -129,7 +129,16 @@ describe('a noisy neighbour', () => {
     const hostile: [string, () => Promise<Answer>][] = [
       ['long REST filter', () => call(attacker.key, 'GET', `/api/tasks?filter=${encodeURIComponent(longUrlFilter)}`)],
       ['long GraphQL filter', () => graphql(attacker.key, 'query($f: String) { tasks(filter: $f) { content { id } } }', { f: longFilter })],
-      ['pathological pattern', () => call(attacker.key, 'POST', '/api/projects', { organizationId: attacker.org.id, name: 'ReDoS', projectTemplateRef: template.slug, options: { dataProperties: { code: `${'a'.repeat(30_000)}!` } } })],
+      [
+        'pathological pattern',
+        () =>
+          call(attacker.key, 'POST', '/api/projects', {
+            organizationId: attacker.org.id,
+            name: 'ReDoS',
+            projectTemplateRef: template.slug,
+            options: { dataProperties: { code: `${'a'.repeat(30_000)}!` } },
+          }),
+      ],
       ['heavy expression', () => call(attacker.key, 'POST', `/api/triggers/${trigger.id}/fire`)],
       ['deep REST body', () => call(attacker.key, 'PUT', `/api/projects/${attacker.project.id}`, undefined, `{"memory":${nested(5_000)}}`)],
       [
@@ -139,7 +148,10 @@ describe('a noisy neighbour', () => {
           return call(attacker.key, 'POST', '/graphql', undefined, `{"query":${JSON.stringify(query)},"variables":{"p":${nested(5_000)}}}`);
         },
       ],
-      ['10 MB body', () => call(attacker.key, 'POST', '/api/tasks', undefined, JSON.stringify({ projectId: attacker.project.id, title: 'x'.repeat(10 * 1024 * 1024) }))],
+      [
+        '10 MB body',
+        () => call(attacker.key, 'POST', '/api/tasks', undefined, JSON.stringify({ projectId: attacker.project.id, title: 'x'.repeat(10 * 1024 * 1024) })),
+      ],
       ['10,000 aliases', () => graphql(attacker.key, aliases)],
     ];
 
@@ -165,10 +177,14 @@ describe('a noisy neighbour', () => {
       }
     }
     // The heavy expression runs in the job worker: read on until its activities have ended.
-    await until('the heavy activities to end', async () => {
-      const page = (await call(attacker.key, 'GET', `/api/activities?filter=${encodeURIComponent(`startedByTriggerId==${trigger.id}`)}`)).body;
-      return page.content.length === 2 && page.content.every((a: Row) => a.status === 'FAILED' || a.status === 'COMPLETED');
-    }, 30_000);
+    await until(
+      'the heavy activities to end',
+      async () => {
+        const page = (await call(attacker.key, 'GET', `/api/activities?filter=${encodeURIComponent(`startedByTriggerId==${trigger.id}`)}`)).body;
+        return page.content.length === 2 && page.content.every((a: Row) => a.status === 'FAILED' || a.status === 'COMPLETED');
+      },
+      30_000,
+    );
     attacking = false;
     await Promise.all(readers);
 
@@ -195,7 +211,9 @@ describe('a noisy neighbour', () => {
     counts.note(`stalls of the server's event loop over 100 ms: ${stallText}`);
     counts.note(
       `the neighbour's ${neighbourAnswers.length} reads: p50 ${percentile(times, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${Math.max(...times).toFixed(1)} ms; ` +
-        `the hostile inputs answered ${Object.entries(refused).map(([name, status]) => `${name} ${status}`).join(', ')}`,
+        `the hostile inputs answered ${Object.entries(refused)
+          .map(([name, status]) => `${name} ${status}`)
+          .join(', ')}`,
     );
     expect(p99, `the neighbour's p99 over ${neighbourAnswers.length} reads; the server's stalls: ${stallText}`).toBeLessThan(P99_BOUND_MS);
   }, 120_000);

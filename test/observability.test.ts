@@ -103,7 +103,9 @@ describe('GET /metrics', () => {
     try {
       const before = (await failed())!;
       // A job of a task no worker knows, due in an hour and failed for good: no other suite's worker changes that count.
-      const { rows } = await client.query<{ id: string }>(`select id from graphile_worker.add_job('metrics-probe', '{}'::json, run_at => now() + interval '1 hour')`);
+      const { rows } = await client.query<{ id: string }>(
+        `select id from graphile_worker.add_job('metrics-probe', '{}'::json, run_at => now() + interval '1 hour')`,
+      );
       await client.query('select graphile_worker.permanently_fail_jobs(array[$1::bigint], $2)', [rows[0].id, 'metrics probe']);
       expect(await failed()).toBe(before + 1);
       await client.query('delete from graphile_worker._private_jobs where id = $1', [rows[0].id]);
@@ -169,7 +171,12 @@ describe('X-Request-Id', () => {
 
   it("echoes the caller's well-formed id, on every kind of answer", async () => {
     const id = `Caller.id_1:${unique('x')}`;
-    for (const answer of [await withId(id), await withId(id, '/api/organizations', null), await withId(id, '/no/such/path'), await withId(id, '/health', null)]) {
+    for (const answer of [
+      await withId(id),
+      await withId(id, '/api/organizations', null),
+      await withId(id, '/no/such/path'),
+      await withId(id, '/health', null),
+    ]) {
       expect(answer.headers.get('x-request-id'), `${answer.status}`).toBe(id);
     }
     const graphql = await server.request('POST', '/graphql', { body: { query: '{ __typename }' }, headers: { 'x-request-id': id } });
@@ -270,11 +277,17 @@ describe('health', () => {
       expect(rest.status, rest.text).toBe(500);
       expect(rest.body).toEqual({ error: 'Internal Server Error', message: 'internal server error', status: 500 });
       const graphqlId = `graphql-${unique('down')}`;
-      const graphql = await broken.request('POST', '/graphql', { body: { query: '{ organizations { totalElements } }' }, headers: { 'x-request-id': graphqlId } });
+      const graphql = await broken.request('POST', '/graphql', {
+        body: { query: '{ organizations { totalElements } }' },
+        headers: { 'x-request-id': graphqlId },
+      });
       expect(graphql.headers.get('x-request-id')).toBe(graphqlId);
       for (const id of [restId, graphqlId]) {
         const errors = logged.lines.filter((line) => line.includes(`"requestId":"${id}"`)).map((line) => JSON.parse(line));
-        expect(errors.some((line) => line.level === 50 && line.msg === 'unhandled error'), `${id}: ${JSON.stringify(errors)}`).toBe(true);
+        expect(
+          errors.some((line) => line.level === 50 && line.msg === 'unhandled error'),
+          `${id}: ${JSON.stringify(errors)}`,
+        ).toBe(true);
       }
 
       await allowConnections(true);

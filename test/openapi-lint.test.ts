@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 
 /**
  * The committed schema/openapi.json as its consumers' tools read it: Redocly's recommended rules and
@@ -44,15 +44,18 @@ async function bin(name: string, args: string[], cwd = root): Promise<Run> {
 }
 
 describe.concurrent('the committed OpenAPI document', () => {
-  it('has no error under Redocly\'s recommended rules', { timeout: TOOL_TIMEOUT_MS }, async ({ expect }) => {
+  it("has no error under Redocly's recommended rules", { timeout: TOOL_TIMEOUT_MS }, async ({ expect }) => {
     const run = await bin('redocly', ['lint', DOCUMENT, '--format=json']);
-    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[] };
+    const report = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; severity: string; message: string; location: { pointer: string }[] }[];
+    };
     const shown = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer}: ${p.message}`).join('\n');
     expect(report.totals.errors, shown).toBe(0);
     expect(run.code, run.stderr).toBe(0);
   });
 
-  it('has no error under Spectral\'s spectral:oas rules', { timeout: TOOL_TIMEOUT_MS }, async ({ expect }) => {
+  it("has no error under Spectral's spectral:oas rules", { timeout: TOOL_TIMEOUT_MS }, async ({ expect }) => {
     const run = await bin('spectral', ['lint', DOCUMENT, '--format=json', '--quiet']);
     const results = JSON.parse(run.stdout) as { code: string; severity: number; message: string; path: string[] }[];
     const shown = results.map((r) => `${['error', 'warn', 'info', 'hint'][r.severity]} ${r.code} ${r.path.join('.')}: ${r.message}`).join('\n');
@@ -72,14 +75,18 @@ describe.concurrent('the committed OpenAPI document', () => {
         "export const noStatus: Schemas['Project']['status'] = null;",
         "export const secret: operations['createOrganizationSecret']['requestBody']['content']['application/json'] = { name: 'API_KEY', value: 'v' };",
         "export type TaskPage = paths['/api/tasks']['get']['responses'][200]['content']['application/json'];",
-        "export const firstTitle = (page: TaskPage): string | null | undefined => page.content[0]?.title;",
+        'export const firstTitle = (page: TaskPage): string | null | undefined => page.content[0]?.title;',
         "export type NotModified = paths['/api/tasks/{id}']['head']['responses'][304];",
         "export type AgentTools = operations['listAgentSessionServiceBridges']['responses'][200]['content']['application/json'];",
         "export type Unsupported = operations['createTask']['responses'][415]['content']['application/json'];",
         '',
       ].join('\n'),
     );
-    const run = await bin('tsc', ['--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--module', 'nodenext', join(scratch, 'client.ts')], scratch);
+    const run = await bin(
+      'tsc',
+      ['--noEmit', '--strict', '--skipLibCheck', 'false', '--target', 'es2022', '--module', 'nodenext', join(scratch, 'client.ts')],
+      scratch,
+    );
     expect(run.stdout + run.stderr).toBe('');
     expect(run.code).toBe(0);
   });

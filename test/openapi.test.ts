@@ -7,7 +7,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
 import { jwtSettingsFromEnv } from '../src/auth/jwt';
 import { buildGraphqlSchema } from '../src/graphql/schema';
-import { operations } from '../src/catalog/operations';
 import { resources } from '../src/catalog/registry';
 import { ModuleRegistry } from '../src/engine/module-registry';
 import { modules } from '../src/modules';
@@ -28,12 +27,55 @@ const committed = (name: string) => readFileSync(new URL(`../schema/${name}`, im
 
 /** The entities the registry serves today; a resource silently dropping out of the document must fail. */
 const ENTITIES = [
-  'AccessToken', 'Organization', 'PlatformUser', 'Team', 'TeamMember', 'Project', 'ProjectStatus', 'TaskStatus', 'Task', 'Label',
-  'ProjectResource', 'Workspace', 'KnowledgeSet', 'KnowledgeItem', 'KnowledgeClause', 'KnowledgeFeature', 'KnowledgeSetSnapshot', 'DataDefinition',
-  'AgentRuntime', 'Agent', 'AgentSession', 'Session', 'TaskTemplate', 'Prompt', 'DocumentStatus',
-  'DocumentStore', 'DataStore', 'DocumentFamily', 'ContentObject', 'Assistant', 'DataForm', 'Execution', 'StepExecution',
-  'PlatformEvent', 'Channel', 'Message', 'DataObject', 'LinkedDelta', 'AppliedKnowledgeSet', 'TaskDocumentFamily',
-  'TaskGroup', 'TaskGroupHistoryEntry', 'TaskActivity', 'ActivityPlan', 'Activity', 'Trigger', 'ProjectTemplate', 'ServiceBridge', 'ModelCatalogEntry',
+  'AccessToken',
+  'Organization',
+  'PlatformUser',
+  'Team',
+  'TeamMember',
+  'Project',
+  'ProjectStatus',
+  'TaskStatus',
+  'Task',
+  'Label',
+  'ProjectResource',
+  'Workspace',
+  'KnowledgeSet',
+  'KnowledgeItem',
+  'KnowledgeClause',
+  'KnowledgeFeature',
+  'KnowledgeSetSnapshot',
+  'DataDefinition',
+  'AgentRuntime',
+  'Agent',
+  'AgentSession',
+  'Session',
+  'TaskTemplate',
+  'Prompt',
+  'DocumentStatus',
+  'DocumentStore',
+  'DataStore',
+  'DocumentFamily',
+  'ContentObject',
+  'Assistant',
+  'DataForm',
+  'Execution',
+  'StepExecution',
+  'PlatformEvent',
+  'Channel',
+  'Message',
+  'DataObject',
+  'LinkedDelta',
+  'AppliedKnowledgeSet',
+  'TaskDocumentFamily',
+  'TaskGroup',
+  'TaskGroupHistoryEntry',
+  'TaskActivity',
+  'ActivityPlan',
+  'Activity',
+  'Trigger',
+  'ProjectTemplate',
+  'ServiceBridge',
+  'ModelCatalogEntry',
   'OrganizationSecret',
 ];
 
@@ -115,7 +157,10 @@ describe('schemas', () => {
       }
       if (operations.update) {
         expect(schemas[`${name}UpdateRequest`].required ?? [], `${name}UpdateRequest.required`).toEqual([]);
-        expect(schemas[`${name}UpdateRequest`].properties.changeSequence, `${name}UpdateRequest.changeSequence`).toMatchObject({ type: 'integer', format: 'int32' });
+        expect(schemas[`${name}UpdateRequest`].properties.changeSequence, `${name}UpdateRequest.changeSequence`).toMatchObject({
+          type: 'integer',
+          format: 'int32',
+        });
       }
     }
   });
@@ -153,9 +198,27 @@ describe('schemas', () => {
   it("lists the specification's required Organization fields, and not archived", () => {
     const organization = doc.components.schemas.Organization;
     const required = [
-      'id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence', 'name', 'slug', 'description', 'searchText', 'organizationStatus',
-      'publicAccess', 'authGroupLink', 'hasImage', 'defaultToPrivateTemplates', 'memory', 'supportAccess', 'supportAccessExpiresAt',
-      'billingCustomerId', 'enterpriseOrganization', 'properties', 'features',
+      'id',
+      'uuid',
+      'createdOn',
+      'updatedOn',
+      'changeSequence',
+      'name',
+      'slug',
+      'description',
+      'searchText',
+      'organizationStatus',
+      'publicAccess',
+      'authGroupLink',
+      'hasImage',
+      'defaultToPrivateTemplates',
+      'memory',
+      'supportAccess',
+      'supportAccessExpiresAt',
+      'billingCustomerId',
+      'enterpriseOrganization',
+      'properties',
+      'features',
     ];
     expect(organization.required).toEqual(expect.arrayContaining(required));
     expect(organization.required).not.toContain('archived');
@@ -254,7 +317,9 @@ describe('paths', () => {
       }
       if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
-      expect(params, resource.path).toEqual([...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'page', 'pageSize', 'query', 'sort'].sort());
+      expect(params, resource.path).toEqual(
+        [...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'page', 'pageSize', 'query', 'sort'].sort(),
+      );
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
       const oneBased = resource.paging === 'one-based';
       expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });
@@ -268,7 +333,9 @@ describe('paths', () => {
 const METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
 
 function documented(): { path: string; method: string; operation: any }[] {
-  return Object.entries<any>(doc.paths).flatMap(([path, item]) => METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })));
+  return Object.entries<any>(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] })),
+  );
 }
 
 /** Every object of the document, with where it is. */
@@ -317,7 +384,10 @@ describe('operations', () => {
   });
 
   it('declares the licence of package.json', () => {
-    expect(doc.info.license).toEqual({ name: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license, url: 'https://www.apache.org/licenses/LICENSE-2.0' });
+    expect(doc.info.license).toEqual({
+      name: JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')).license,
+      url: 'https://www.apache.org/licenses/LICENSE-2.0',
+    });
   });
 });
 
@@ -330,7 +400,11 @@ describe('schema shapes both linters accept', () => {
   });
 
   it('refers to Project.status as a nullable ProjectStatus', () => {
-    expect(doc.components.schemas.Project.properties.status).toEqual({ type: 'object', nullable: true, allOf: [{ $ref: '#/components/schemas/ProjectStatus' }] });
+    expect(doc.components.schemas.Project.properties.status).toEqual({
+      type: 'object',
+      nullable: true,
+      allOf: [{ $ref: '#/components/schemas/ProjectStatus' }],
+    });
   });
 });
 
@@ -347,7 +421,9 @@ describe('nested collections', () => {
       expect(schema.required ?? [], resource.name).not.toContain(resource.parent!.field);
     }
     const organization = await createOrganization(server);
-    const created = await server.request('POST', `/api/organizations/${organization.id}/secrets`, { body: { name: unique('OPENAPI').toUpperCase().replace(/-/g, '_'), value: 'v' } });
+    const created = await server.request('POST', `/api/organizations/${organization.id}/secrets`, {
+      body: { name: unique('OPENAPI').toUpperCase().replace(/-/g, '_'), value: 'v' },
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.organizationId).toBe(organization.id);
   });
@@ -389,7 +465,10 @@ describe('every status the server answers', () => {
       const at = `${method} ${path}`;
       const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'))![1];
       const conditional = (operation.parameters ?? []).some((p: any) => p.name === 'If-None-Match');
-      expect([conditional, success.headers?.ETag !== undefined], at).toEqual([operation.responses['304'] !== undefined, operation.responses['304'] !== undefined]);
+      expect([conditional, success.headers?.ETag !== undefined], at).toEqual([
+        operation.responses['304'] !== undefined,
+        operation.responses['304'] !== undefined,
+      ]);
     }
   });
 
@@ -566,7 +645,7 @@ describe('committed generated files', () => {
     const queries = answer.body.data.__schema.queryType.fields.map((f: any) => f.name);
     const mutations = answer.body.data.__schema.mutationType.fields.map((f: any) => f.name);
     const text = committed('schema.graphql');
-    for (const name of [...queries, ...mutations]) expect(text, name).toMatch(new RegExp(`^  ${name}[(:]`, "m"));
+    for (const name of [...queries, ...mutations]) expect(text, name).toMatch(new RegExp(`^  ${name}[(:]`, 'm'));
     expect(queries).toEqual(expect.arrayContaining(['organizations', 'organization', 'teamMembers', 'teamMember', 'taskStatuses', 'users', 'platformUser']));
     expect(mutations).toEqual(expect.arrayContaining(['createOrganization', 'updateTeamMember', 'deletePlatformUser']));
   });

@@ -111,7 +111,9 @@ async function serving(run: Started): Promise<{ serverPid: number; postgresPid: 
 
 async function exitOf(run: Started, timeoutMs = 60_000): Promise<Exit> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`npm did not exit within ${timeoutMs} ms:\n${run.output()}`)), timeoutMs)));
+  const late = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`npm did not exit within ${timeoutMs} ms:\n${run.output()}`)), timeoutMs)),
+  );
   try {
     return await Promise.race([run.exited, late]);
   } finally {
@@ -251,7 +253,11 @@ describe('npm start, when another server uses the embedded database', () => {
 
     const next = await npmStart({ dataDir: crashed.dataDir });
     const { serverPid, postgresPid } = await serving(next);
-    expect(logLine(next, 'stopping the embedded PostgreSQL left running by a server process that is gone'), next.output()).toMatchObject({ pid: serverPid, postgresPid: left.postgresPid, startedBy: left.serverPid });
+    expect(logLine(next, 'stopping the embedded PostgreSQL left running by a server process that is gone'), next.output()).toMatchObject({
+      pid: serverPid,
+      postgresPid: left.postgresPid,
+      startedBy: left.serverPid,
+    });
     expect(isAlive(left.postgresPid)).toBe(false);
     expect(postgresPid).not.toBe(left.postgresPid);
     expect(await status(next.port, '/health')).toBe(200);

@@ -76,7 +76,9 @@ describe('REST', () => {
 
     await rest(owner, 'DELETE', `${secretsOf(organizationId)}/${created.body.id}`, 204);
     await rest(owner, 'GET', `${secretsOf(organizationId)}/${created.body.id}`, 404);
-    const [{ count }] = await server.orm.em.getConnection().execute<{ count: string }[]>('select count(*) from organization_secret where id = ?', [created.body.id]);
+    const [{ count }] = await server.orm.em
+      .getConnection()
+      .execute<{ count: string }[]>('select count(*) from organization_secret where id = ?', [created.body.id]);
     expect(Number(count)).toBe(0);
   });
 
@@ -183,12 +185,20 @@ describe('GraphQL', () => {
     expect(updateOrganizationSecret.changeSequence).toBe(1);
     expect(new SecretBox(TEST_SECRETS_KEY).open(await sealedValueOf(created.id))).toBe('rotated');
 
-    const forbidden = await server.graphql(`query($org: ID!) { organizationSecrets(organizationId: $org) { totalElements } }`, { org: organizationId }, member.key);
+    const forbidden = await server.graphql(
+      `query($org: ID!) { organizationSecrets(organizationId: $org) { totalElements } }`,
+      { org: organizationId },
+      member.key,
+    );
     expect(forbidden.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
     const hidden = await server.graphql(`query($id: ID!) { organizationSecret(id: $id) { id } }`, { id: created.id }, outsider.key);
     expect(hidden.body.errors[0].extensions).toMatchObject({ code: 'FORBIDDEN', status: 403 });
     // Through the organization, a member sees an empty collection: the secrets are not theirs to read.
-    const memberNested = await server.graphqlData(`query($id: ID!) { organization(id: $id) { secrets { totalElements } } }`, { id: organizationId }, member.key);
+    const memberNested = await server.graphqlData(
+      `query($id: ID!) { organization(id: $id) { secrets { totalElements } } }`,
+      { id: organizationId },
+      member.key,
+    );
     expect(memberNested.organization.secrets.totalElements).toBe(0);
 
     const { deleteOrganizationSecret } = await server.graphqlData(`mutation($id: ID!) { deleteOrganizationSecret(id: $id) }`, { id: created.id }, owner.key);

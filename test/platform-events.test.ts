@@ -41,7 +41,8 @@ afterAll(async () => {
 });
 
 const q = encodeURIComponent;
-const newFamily = (body: Record<string, unknown> = {}) => rest(member, 'POST', '/api/document-families', 201, { documentStoreId: storeId, path: unique('doc'), ...body });
+const newFamily = (body: Record<string, unknown> = {}) =>
+  rest(member, 'POST', '/api/document-families', 201, { documentStoreId: storeId, path: unique('doc'), ...body });
 
 async function lockedFamily(body: Record<string, unknown> = {}): Promise<any> {
   const family = await newFamily(body);
@@ -133,7 +134,9 @@ describe('events of a project', () => {
     for (const event of taskEvents) expect(event).toMatchObject({ organizationId, projectId, project: { id: projectId } });
 
     const family = await lockedFamily({ documentStatusId: reviewed.id });
-    expect(await lockEventsOf(family.id)).toEqual([expect.objectContaining({ organizationId, projectId, project: expect.objectContaining({ id: projectId }) })]);
+    expect(await lockEventsOf(family.id)).toEqual([
+      expect.objectContaining({ organizationId, projectId, project: expect.objectContaining({ id: projectId }) }),
+    ]);
     const both = await events(`organizationId==${organizationId};projectId==${projectId};eventType==task_created`);
     expect(both.map((e) => e.eventDetail.taskId)).toContain(task.id);
   });
@@ -206,13 +209,13 @@ describe('triggers', () => {
     await connection.execute(`select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', ?::text), max_attempts => 1)`, [looseEvent.id]);
     const inProject = await lockedFamily({ documentStatusId: status.id });
 
-    const activitiesOf = async () =>
-      (await rest(member, 'GET', `/api/activities?pageSize=100&filter=${q(`projectId==${project.id}`)}`, 200)).content as any[];
+    const activitiesOf = async () => (await rest(member, 'GET', `/api/activities?pageSize=100&filter=${q(`projectId==${project.id}`)}`, 200)).content as any[];
     const [fired] = await waitFor('the trigger to fire', activitiesOf, (rows) => rows.length > 0);
     expect(fired).toMatchObject({ startedByTriggerId: trigger.id, inputs: { familyId: inProject.id } });
     await waitFor(
       'the evaluation of the event of no project',
-      async () => Number((await connection.execute(`select count(*) as n from graphile_worker._private_jobs where payload->>'eventId' = ?`, [looseEvent.id]))[0].n),
+      async () =>
+        Number((await connection.execute(`select count(*) as n from graphile_worker._private_jobs where payload->>'eventId' = ?`, [looseEvent.id]))[0].n),
       (n) => n === 0,
     );
     expect((await activitiesOf()).map((a) => a.inputs.familyId)).toEqual([inProject.id]);
@@ -242,7 +245,12 @@ describe('platformEventRecorded', () => {
   it("delivers a project's events, and an event of no project recorded meanwhile to no project's subscribers", async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     const status = await rest(member, 'POST', '/api/document-statuses', 201, { status: 'Live', projectId: project.id });
-    const client = createClient({ url: `${server.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': member.key }, retryAttempts: 0 });
+    const client = createClient({
+      url: `${server.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': member.key },
+      retryAttempts: 0,
+    });
     opened.push(client);
     const subscription = new Received(
       client,
@@ -262,11 +270,22 @@ describe('platformEventRecorded', () => {
 
     const loose = await lockedFamily();
     const inProject = await lockedFamily({ documentStatusId: status.id });
-    const delivered = await waitFor('the document_locked event', async () => subscription.rows.filter((row) => row.eventType === 'document_locked'), (rows) => rows.length > 0);
+    const delivered = await waitFor(
+      'the document_locked event',
+      async () => subscription.rows.filter((row) => row.eventType === 'document_locked'),
+      (rows) => rows.length > 0,
+    );
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(subscription.error).toBeUndefined();
     expect(delivered).toEqual([
-      { id: expect.any(String), eventType: 'document_locked', eventDetail: { documentFamilyId: inProject.id }, projectId: project.id, organizationId, project: { id: project.id } },
+      {
+        id: expect.any(String),
+        eventType: 'document_locked',
+        eventDetail: { documentFamilyId: inProject.id },
+        projectId: project.id,
+        organizationId,
+        project: { id: project.id },
+      },
     ]);
     expect(subscription.rows.some((row) => row.eventDetail?.documentFamilyId === loose.id)).toBe(false);
   });

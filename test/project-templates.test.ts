@@ -45,14 +45,24 @@ async function fullTemplate() {
   const template = await createTemplate({
     taskStatuses: [{ slug: `${tag}-todo`, label: 'To do', color: '#eee', statusType: 'TODO' }],
     documentStatuses: [{ slug: `${tag}-new`, status: 'New', statusType: 'UNRESOLVED' }],
-    activityPlans: [{ slug: `${tag}-plan`, name: 'Review', description: 'Reviews a task', steps: [{ ref: 'check', name: 'Check', stepType: 'SCRIPT', options: { expression: 'true' } }] }],
+    activityPlans: [
+      {
+        slug: `${tag}-plan`,
+        name: 'Review',
+        description: 'Reviews a task',
+        steps: [{ ref: 'check', name: 'Check', stepType: 'SCRIPT', options: { expression: 'true' } }],
+      },
+    ],
     triggers: [{ slug: `${tag}-on-create`, name: 'On create', eventKind: 'task_created', activityPlanRef: `${tag}-plan`, enabled: true }],
   });
   return { template, tag };
 }
 
 async function createWith(body: Record<string, unknown>, status = 201) {
-  const answer = await server.request('POST', '/api/projects', { body: { organizationId: organization.id, name: unique('Project'), ...body }, key: member.key });
+  const answer = await server.request('POST', '/api/projects', {
+    body: { organizationId: organization.id, name: unique('Project'), ...body },
+    key: member.key,
+  });
   expect(answer.status, answer.text).toBe(status);
   return answer.body;
 }
@@ -91,7 +101,12 @@ describe('a project created from a template', () => {
 
   it('leaves an existing live task status of the organization as it is', async () => {
     const slug = unique('open');
-    const existing = await rest(member, 'POST', '/api/task-statuses', 201, { organizationId: organization.id, slug, label: 'Already here', statusType: 'IN_PROGRESS' });
+    const existing = await rest(member, 'POST', '/api/task-statuses', 201, {
+      organizationId: organization.id,
+      slug,
+      label: 'Already here',
+      statusType: 'IN_PROGRESS',
+    });
     const template = await createTemplate({ taskStatuses: [{ slug, label: 'Open', statusType: 'OPEN' }] });
     await createWith({ projectTemplateRef: template.id });
     expect(await taskStatusesWithSlug(slug)).toMatchObject([{ id: existing.id, label: 'Already here', statusType: 'IN_PROGRESS' }]);
@@ -128,13 +143,23 @@ describe('a project created from a template', () => {
       ],
       triggers: [
         { slug: 'by-slug', name: 'By slug', eventKind: 'task_created', activityPlanRef: newSlug, enabled: true },
-        { slug: 'by-ref', name: 'By ref', eventKind: 'manual', activityPlanRef: `activity-plan://${organization.slug}/${existingSlug}`, enabled: false, eventFilter: 'true', inputMapping: { a: 'task.id' } },
+        {
+          slug: 'by-ref',
+          name: 'By ref',
+          eventKind: 'manual',
+          activityPlanRef: `activity-plan://${organization.slug}/${existingSlug}`,
+          enabled: false,
+          eventFilter: 'true',
+          inputMapping: { a: 'task.id' },
+        },
       ],
     });
     const project = await createWith({ projectTemplateRef: template.slug });
 
     expect(await plansWithSlug(existingSlug)).toMatchObject([{ id: existing.id, name: 'Kept', steps: [{ ref: 'keep' }] }]);
-    expect(await plansWithSlug(newSlug)).toMatchObject([{ name: 'Fresh', description: 'New here', steps: [{ ref: 'a', stepType: 'SCRIPT', options: { expression: 'true' } }] }]);
+    expect(await plansWithSlug(newSlug)).toMatchObject([
+      { name: 'Fresh', description: 'New here', steps: [{ ref: 'a', stepType: 'SCRIPT', options: { expression: 'true' } }] },
+    ]);
     const triggers = await rowsOf('triggers', `projectId==${project.id}`);
     expect(triggers.map((t) => [t.slug, t.eventKind, t.activityPlanRef, t.enabled])).toEqual([
       ['by-slug', 'task_created', `activity-plan://${organization.slug}/${newSlug}`, true],
@@ -166,11 +191,14 @@ describe('a project created from a template', () => {
     }
   });
 
-  it("answers 403 to a caller outside the organization, whatever the reference (its templates are not theirs to probe)", async () => {
+  it('answers 403 to a caller outside the organization, whatever the reference (its templates are not theirs to probe)', async () => {
     const { template } = await fullTemplate();
     const stranger = await newCaller('TemplateProbe');
     for (const projectTemplateRef of [template.slug, 'no-such-template']) {
-      const answer = await server.request('POST', '/api/projects', { body: { organizationId: organization.id, name: unique('Probe'), projectTemplateRef }, key: stranger.key });
+      const answer = await server.request('POST', '/api/projects', {
+        body: { organizationId: organization.id, name: unique('Probe'), projectTemplateRef },
+        key: stranger.key,
+      });
       expect(answer.status, answer.text).toBe(403);
     }
   });
@@ -185,7 +213,9 @@ describe('a project created from a template', () => {
     });
     const name = unique('Midway');
     const refusal = await createWith({ name, projectTemplateRef: template.slug }, 400);
-    expect(refusal.details).toEqual([{ field: 'projectTemplateRef', message: expect.stringMatching(/^template trigger "dangling": activityPlanRef .*"[^"]*-missing"/) }]);
+    expect(refusal.details).toEqual([
+      { field: 'projectTemplateRef', message: expect.stringMatching(/^template trigger "dangling": activityPlanRef .*"[^"]*-missing"/) },
+    ]);
     expect(await projectsNamed(name)).toEqual([]);
     expect(await taskStatusesWithSlug(`${tag}-status`)).toEqual([]);
     expect(await plansWithSlug(`${tag}-plan`)).toEqual([]);
@@ -269,7 +299,11 @@ describe('template options at project creation', () => {
   });
 
   it("answers 400 naming the option's pattern when the template is written with one that is not an RE2 regular expression", async () => {
-    const refusal = await rest(member, 'POST', '/api/project-templates', 400, { organizationId: organization.id, name: unique('Template'), options: [{ name: 'bad', properties: { pattern: '([a-z' } }] });
+    const refusal = await rest(member, 'POST', '/api/project-templates', 400, {
+      organizationId: organization.id,
+      name: unique('Template'),
+      options: [{ name: 'bad', properties: { pattern: '([a-z' } }],
+    });
     expect(refusal.details).toEqual([{ field: 'options[0].properties.pattern', message: expect.stringContaining('not a valid RE2 regular expression') }]);
   });
 });
@@ -300,7 +334,12 @@ describe('POST /api/projects/{id}/apply-template', () => {
   });
 
   it("checks the template's options against the project's stored values and fills defaults", async () => {
-    const template = await createTemplate({ options: [{ name: 'code', required: true }, { name: 'region', default: 'eu' }] });
+    const template = await createTemplate({
+      options: [
+        { name: 'code', required: true },
+        { name: 'region', default: 'eu' },
+      ],
+    });
     const project = await createProject(server, organization.id, {}, member.key);
     const refusal = await applyTemplate(project.id, template.slug, 400);
     expect(refusal.details).toEqual([{ field: 'options.dataProperties.code', message: expect.stringContaining('required') }]);
@@ -320,7 +359,12 @@ describe('POST /api/projects/{id}/apply-template', () => {
       member.key,
     );
     expect(data.applyProjectTemplate.created).toEqual([]);
-    expect(kindsOf(data.applyProjectTemplate.skipped)).toEqual([`activityPlan:${tag}-plan`, `documentStatus:${tag}-new`, `taskStatus:${tag}-todo`, `trigger:${tag}-on-create`]);
+    expect(kindsOf(data.applyProjectTemplate.skipped)).toEqual([
+      `activityPlan:${tag}-plan`,
+      `documentStatus:${tag}-new`,
+      `taskStatus:${tag}-todo`,
+      `trigger:${tag}-on-create`,
+    ]);
   });
 
   it('answers 400 naming projectTemplateRef for an unknown or missing reference', async () => {

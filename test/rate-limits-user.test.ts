@@ -229,7 +229,11 @@ describe('API key cap (MAX_API_KEYS_PER_USER)', () => {
     }
     expectCapConflict(await create(first));
     // Through GraphQL as well.
-    const graphql = await capped.graphql(`mutation($input: AccessTokenCreateRequest!) { createAccessToken(input: $input) { id } }`, { input: { name: unique('gql') } }, first);
+    const graphql = await capped.graphql(
+      `mutation($input: AccessTokenCreateRequest!) { createAccessToken(input: $input) { id } }`,
+      { input: { name: unique('gql') } },
+      first,
+    );
     expect(graphql.body.errors?.[0]?.extensions, graphql.text).toMatchObject({ code: 'CONFLICT', status: 409 });
     expect(graphql.body.errors[0].message).toContain('MAX_API_KEYS_PER_USER');
 
@@ -297,11 +301,17 @@ describe('root mutation fields (GRAPHQL_MAX_ROOT_MUTATIONS)', () => {
       mutation Small($p: ID!) { ...Two }
       fragment Eleven on Mutation { ${range(0, 11)} }
       fragment Two on Mutation { ${range(0, 2)} }`;
-    const big = await server.request('POST', '/graphql', { key: owner.key, body: { query: document, variables: { p: owner.projectId }, operationName: 'Big' } });
+    const big = await server.request('POST', '/graphql', {
+      key: owner.key,
+      body: { query: document, variables: { p: owner.projectId }, operationName: 'Big' },
+    });
     expect(expectGraphqlBadRequest(big)).toContain('21 root mutation fields');
     expect(await tasksIn(owner.projectId)).toBe(before);
 
-    const small = await server.request('POST', '/graphql', { key: owner.key, body: { query: document, variables: { p: owner.projectId }, operationName: 'Small' } });
+    const small = await server.request('POST', '/graphql', {
+      key: owner.key,
+      body: { query: document, variables: { p: owner.projectId }, operationName: 'Small' },
+    });
     expect(small.body.errors, small.text).toBeUndefined();
     expect(await tasksIn(owner.projectId)).toBe(before + 2);
   });
@@ -324,7 +334,7 @@ describe('mutation documents against the rate budgets', () => {
     server = await serverWith({ rateLimits: { perMinute: 10, burstPerSecond: 100, userPerMinute: 15 } });
   });
 
-  it('spend one request per root mutation field of the key\'s budget; one that would exceed it is 429 and creates nothing; queries count 1', async () => {
+  it("spend one request per root mutation field of the key's budget; one that would exceed it is 429 and creates nothing; queries count 1", async () => {
     const owner = await projectOwner();
     const before = await tasksIn(owner.projectId);
 

@@ -88,24 +88,27 @@ const nowSeconds = () => Date.now() / 1000;
 function getFrom(url: string, path: string, localAddress: string, headers: Record<string, string> = {}): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const target = new URL(path, url);
-    const req = httpRequest({ host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers, localAddress, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        const responseHeaders = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) {
-          if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
-        }
-        let body: any = text;
-        try {
-          body = text ? JSON.parse(text) : undefined;
-        } catch {
-          // not JSON
-        }
-        resolve({ status: res.statusCode ?? 0, body, headers: responseHeaders, text });
-      });
-    });
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname + target.search, method: 'GET', headers, localAddress, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const responseHeaders = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) {
+            if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+          }
+          let body: any = text;
+          try {
+            body = text ? JSON.parse(text) : undefined;
+          } catch {
+            // not JSON
+          }
+          resolve({ status: res.statusCode ?? 0, body, headers: responseHeaders, text });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -359,7 +362,7 @@ describe('callers with bearer tokens', () => {
 
   const bearer = (token: string) => ({ key: null, headers: { authorization: `Bearer ${token}` } });
 
-  it('count all tokens of one user in one budget, apart from that user\'s API keys and from other users', async () => {
+  it("count all tokens of one user in one budget, apart from that user's API keys and from other users", async () => {
     const user = await bearerUser();
     const [first, second] = [await user.token(), await user.token()];
     expect(first).not.toBe(second);
@@ -367,7 +370,10 @@ describe('callers with bearer tokens', () => {
     const answers: Answer[] = [];
     for (let i = 0; i < 6; i++) answers.push(await server.request('GET', '/api/account/me', bearer(first)));
     for (let i = 0; i < 4; i++) answers.push(await server.request('GET', '/api/account/me', bearer(second)));
-    expect(answers.map((a) => a.status), answers[0].text).toEqual(Array(10).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      answers[0].text,
+    ).toEqual(Array(10).fill(200));
     expect(answers[0].body.id).toBe(user.id);
     expect(answers.map((a) => rateHeaders(a).remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
 
@@ -459,7 +465,10 @@ describe('counters in Redis', () => {
     const key = await freshKey();
     const answers: Answer[] = [];
     for (let i = 0; i < 10; i++) answers.push(await unreachable.request('GET', '/api/organizations', { key }));
-    expect(answers.map((a) => a.status), answers[0].text).toEqual(Array(10).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      answers[0].text,
+    ).toEqual(Array(10).fill(200));
     expect(answers.map((a) => rateHeaders(a).remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     expectRestRateLimited(await unreachable.request('GET', '/api/organizations', { key }));
     expectGraphqlRateLimited(await unreachable.graphql('{ __typename }', undefined, key));
@@ -575,7 +584,10 @@ describe('server processes (dist/src/main.js)', () => {
     for (let i = 0; i < 6; i++) answers.push(await fetchAnswer(first.url, '/api/organizations', key));
     for (let i = 0; i < 2; i++) answers.push(await fetchAnswer(second.url, '/api/organizations', key));
     for (let i = 0; i < 2; i++) answers.push(await fetchAnswer(second.url, '/graphql', key, { method: 'POST', body: { query: '{ __typename }' } }));
-    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(Array(10).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      answers.map((a) => a.text).join('\n'),
+    ).toEqual(Array(10).fill(200));
     expect(answers.map((a) => rateHeaders(a).limit)).toEqual(Array(10).fill(10));
     expect(answers.map((a) => rateHeaders(a).remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
 
@@ -588,7 +600,10 @@ describe('server processes (dist/src/main.js)', () => {
     const key = unreachableKey;
     const answers: Answer[] = [];
     for (let i = 0; i < 10; i++) answers.push(await fetchAnswer(unreachable.url, '/api/organizations', key));
-    expect(answers.map((a) => a.status), answers.map((a) => a.text).join('\n')).toEqual(Array(10).fill(200));
+    expect(
+      answers.map((a) => a.status),
+      answers.map((a) => a.text).join('\n'),
+    ).toEqual(Array(10).fill(200));
     expect(answers.map((a) => rateHeaders(a).remaining)).toEqual([9, 8, 7, 6, 5, 4, 3, 2, 1, 0]);
     expectRestRateLimited(await fetchAnswer(unreachable.url, '/api/organizations', key));
     expect(unreachable.output()).toMatch(/redis/i);

@@ -79,7 +79,7 @@ describe('reads by id', () => {
     expect(missing.recorded).toHaveLength(1);
   });
 
-  it("hides what a deleted parent holds, and an embedded row the caller may not see", async () => {
+  it('hides what a deleted parent holds, and an embedded row the caller may not see', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     const task = await createTask(server, project.id, {}, member.key);
     expect((await server.request('DELETE', `/api/projects/${project.id}`, { key: member.key })).status).toBe(204);

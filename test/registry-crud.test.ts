@@ -69,7 +69,9 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
   const parentArgument = resource.parent ? `, ${resource.parent.field}: $parent` : '';
   const listQuery = `query($filter: String${resource.parent ? ', $parent: ID!' : ''}) { ${listName}(filter: $filter${parentArgument}) { totalElements content { id } } }`;
 
-  const restSteps = [operations.create && 'create', 'get', 'list', operations.update && 'update', 'sequence', operations.delete && 'delete'].filter(Boolean).join(', ');
+  const restSteps = [operations.create && 'create', 'get', 'list', operations.update && 'update', 'sequence', operations.delete && 'delete']
+    .filter(Boolean)
+    .join(', ');
   const gqlSteps = [operations.create && `create${name}`, itemName, listName, operations.update && `update${name}`, operations.delete && `delete${name}`]
     .filter(Boolean)
     .join(', ');
@@ -142,11 +144,7 @@ describe.each(resources.map((resource) => [resource.path, resource] as const))('
     let created: Record<string, any>;
     if (operations.create) {
       const input = await buildCreateBody(server, resource, { organizationId, key });
-      const data = await gqlData(
-        `mutation($input: ${name}CreateRequest!) { create${name}(input: $input) { ${selection} } }`,
-        { input },
-        key,
-      );
+      const data = await gqlData(`mutation($input: ${name}CreateRequest!) { create${name}(input: $input) { ${selection} } }`, { input }, key);
       created = data[`create${name}`];
       expect(created.changeSequence).toBe(0);
     } else {

@@ -69,7 +69,10 @@ describe('ETags of writes', () => {
     const read = await server.request('GET', `/api/labels/${created.body.id}`);
     expect(read.headers.get('etag')).toBe(created.headers.get('etag'));
 
-    const updated = await server.request('PUT', `/api/labels/${created.body.id}`, { body: { name: unique('l2') }, headers: { 'if-match': created.headers.get('etag')! } });
+    const updated = await server.request('PUT', `/api/labels/${created.body.id}`, {
+      body: { name: unique('l2') },
+      headers: { 'if-match': created.headers.get('etag')! },
+    });
     expect(updated.status, updated.text).toBe(200);
     expect(updated.headers.get('etag')).toBe(`"${created.body.id}.1"`);
     expect(updated.headers.get('etag')).toBe(tagOf(updated.body));
@@ -86,7 +89,7 @@ describe('ETags of writes', () => {
   });
 
   const creatable = resources.filter((r) => r.operations.create);
-  it.each(creatable.map((r) => [r.path, r] as const))('%s: create and update answer the row\'s own ETag', async (_path, resource) => {
+  it.each(creatable.map((r) => [r.path, r] as const))("%s: create and update answer the row's own ETag", async (_path, resource) => {
     const key = keyFor(resource);
     const orgId = (await createOrganization(server, {}, ownerKey)).id;
     const body = await buildCreateBody(server, resource, { organizationId: orgId, key });
@@ -209,7 +212,12 @@ describe('request content type', () => {
 
   it('refuses a GraphQL body that is not application/json with 415 in the GraphQL error format', async () => {
     const body = JSON.stringify({ query: '{ __typename }' });
-    for (const headers of [{ 'content-type': 'text/plain' }, {}, { 'content-type': 'application/graphql' }, { 'content-type': 'application/merge-patch+json' }]) {
+    for (const headers of [
+      { 'content-type': 'text/plain' },
+      {},
+      { 'content-type': 'application/graphql' },
+      { 'content-type': 'application/merge-patch+json' },
+    ]) {
       const answer = await raw('POST', '/graphql', headers, body);
       expect(answer.status, `${JSON.stringify(headers)}: ${answer.text}`).toBe(415);
       expect(answer.headers.get('content-type')).toMatch(/json/);
@@ -239,10 +247,9 @@ describe('slugs derived when omitted', () => {
   });
 
   it('does so through GraphQL too', async () => {
-    const data = await server.graphqlData(
-      `mutation($input: KnowledgeSetCreateRequest!) { createKnowledgeSet(input: $input) { id slug } }`,
-      { input: { name: 'Ünïcode Clauses!', organizationId } },
-    );
+    const data = await server.graphqlData(`mutation($input: KnowledgeSetCreateRequest!) { createKnowledgeSet(input: $input) { id slug } }`, {
+      input: { name: 'Ünïcode Clauses!', organizationId },
+    });
     expect(data.createKnowledgeSet.slug).toMatch(/^unicode-clauses(-\d+)?$/);
     const nameless = await server.graphqlData(`mutation($input: KnowledgeSetCreateRequest!) { createKnowledgeSet(input: $input) { slug } }`, {
       input: { name: '***', organizationId },
@@ -277,21 +284,24 @@ describe('slugs derived when omitted', () => {
   it('covers every slugged resource', () => {
     expect(slugged.map((r) => r.path)).toContain('knowledge-sets');
   });
-  it.each(slugged.map((r) => [r.path, r] as const))('%s: created without a slug, it answers one of ^[a-z0-9-]+$ that a PUT of the GET body keeps', async (_path, resource) => {
-    const key = keyFor(resource);
-    const orgId = (await createOrganization(server, {}, ownerKey)).id;
-    const body = await buildCreateBody(server, resource, { organizationId: orgId, key });
-    delete body.slug;
-    const base = `/api/${collectionPath(resource, parentIdOf(resource, body))}`;
-    const created = await server.request('POST', base, { body, key });
-    expect(created.status, `POST ${base}: ${created.text}`).toBe(201);
-    expect(created.body.slug).toMatch(SLUG);
-    if (!resource.operations.update) return;
-    const read = await server.request('GET', `${base}/${created.body.id}`, { key });
-    const put = await server.request('PUT', `${base}/${created.body.id}`, { body: read.body, key });
-    expect(put.status, `PUT ${base}/${created.body.id}: ${put.text}`).toBe(200);
-    expect(put.body.slug).toBe(created.body.slug);
-  });
+  it.each(slugged.map((r) => [r.path, r] as const))(
+    '%s: created without a slug, it answers one of ^[a-z0-9-]+$ that a PUT of the GET body keeps',
+    async (_path, resource) => {
+      const key = keyFor(resource);
+      const orgId = (await createOrganization(server, {}, ownerKey)).id;
+      const body = await buildCreateBody(server, resource, { organizationId: orgId, key });
+      delete body.slug;
+      const base = `/api/${collectionPath(resource, parentIdOf(resource, body))}`;
+      const created = await server.request('POST', base, { body, key });
+      expect(created.status, `POST ${base}: ${created.text}`).toBe(201);
+      expect(created.body.slug).toMatch(SLUG);
+      if (!resource.operations.update) return;
+      const read = await server.request('GET', `${base}/${created.body.id}`, { key });
+      const put = await server.request('PUT', `${base}/${created.body.id}`, { body: read.body, key });
+      expect(put.status, `PUT ${base}/${created.body.id}: ${put.text}`).toBe(200);
+      expect(put.body.slug).toBe(created.body.slug);
+    },
+  );
 });
 
 describe('operation bodies', () => {
@@ -319,7 +329,8 @@ describe('operation bodies', () => {
       ['true', /not a boolean/],
       ['null', /not null/],
     ];
-    for (const [body, named] of refusals) expectError(await server.request('POST', path, { body }), 400, new RegExp(`request body must be a JSON object, ${named.source}`));
+    for (const [body, named] of refusals)
+      expectError(await server.request('POST', path, { body }), 400, new RegExp(`request body must be a JSON object, ${named.source}`));
     expectError(await raw('POST', path, {}), 400, /request body is required/);
     expect((await server.request('GET', `/api/activities/${fired.body.id}`)).body.status).not.toBe('FAILED');
 
@@ -360,7 +371,9 @@ describe('organization archived', () => {
     expect(read.organization.archived).toBe(false);
 
     const connection = server.orm.em.getConnection();
-    const [column] = await connection.execute(`select is_nullable from information_schema.columns where table_name = 'organization' and column_name = 'archived'`);
+    const [column] = await connection.execute(
+      `select is_nullable from information_schema.columns where table_name = 'organization' and column_name = 'archived'`,
+    );
     expect(column.is_nullable).toBe('NO');
     expect(await connection.execute(`select count(*)::int as n from organization where archived is null`)).toEqual([{ n: 0 }]);
   });

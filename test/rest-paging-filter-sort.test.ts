@@ -242,8 +242,7 @@ describe('filter', () => {
     tasksOfOrg = `project.organizationId=='${org.id}'`;
   });
 
-  const filtered = async (path: string, filter: string, extra: Record<string, string | number> = {}) =>
-    page(path, { filter, pageSize: 100, ...extra });
+  const filtered = async (path: string, filter: string, extra: Record<string, string | number> = {}) => page(path, { filter, pageSize: 100, ...extra });
 
   it('== on a string, single-quoted with a space', async () => {
     expect(names(await filtered('/api/projects', `${byOrg} and name=='Alpha one'`))).toEqual(['Alpha one']);
@@ -304,8 +303,7 @@ describe('filter', () => {
   });
 
   it('compares numbers with > >= < <= and ==', async () => {
-    const pick = async (condition: string) =>
-      titles(await filtered('/api/tasks', `${tasksOfOrg} and ${condition}`, { sort: 'priority:asc' }));
+    const pick = async (condition: string) => titles(await filtered('/api/tasks', `${tasksOfOrg} and ${condition}`, { sort: 'priority:asc' }));
     expect(await pick('priority>2')).toEqual(['Task 3', 'Task 4']);
     expect(await pick('priority>=2')).toEqual(['Task 2', 'Task 3', 'Task 4']);
     expect(await pick('priority<2')).toEqual(['Task 0', 'Task 1']);
@@ -368,17 +366,12 @@ describe('filter', () => {
     expectBadRequest(await list('/api/projects', { filter: `name.length==3` }), /filter/);
   });
 
-  it.each([
-    [`name==`],
-    [`name=='Alpha one' and`],
-    [`(name=='Alpha one'`],
-    [`name=='unterminated`],
-    [`name 'Alpha one'`],
-    [`==x`],
-    [`name=bogus='x'`],
-  ])('refuses the malformed expression %s with 400', async (filter) => {
-    expectBadRequest(await list('/api/projects', { filter }), /filter/);
-  });
+  it.each([[`name==`], [`name=='Alpha one' and`], [`(name=='Alpha one'`], [`name=='unterminated`], [`name 'Alpha one'`], [`==x`], [`name=bogus='x'`]])(
+    'refuses the malformed expression %s with 400',
+    async (filter) => {
+      expectBadRequest(await list('/api/projects', { filter }), /filter/);
+    },
+  );
 
   it.each([
     ['/api/tasks', `priority=='abc'`],
@@ -478,7 +471,13 @@ describe('sort', () => {
     await createProject(server, org.id, { name: 'Charlie', description: 'x' });
     project = await createProject(server, org.id, { name: 'Delta', description: 'y' });
     byProject = `projectId=='${project.id}'`;
-    for (const [title, priority] of [['b', 1], ['a', 1], ['c', 2], ['d', 0], ['e', 2]] as const) {
+    for (const [title, priority] of [
+      ['b', 1],
+      ['a', 1],
+      ['c', 2],
+      ['d', 0],
+      ['e', 2],
+    ] as const) {
       await createTask(server, project.id, { title, priority });
     }
   });

@@ -25,8 +25,7 @@ function slugOfLength(length: number): string {
   return (base + 'x'.repeat(length)).slice(0, length);
 }
 
-const postOrganization = (body: Record<string, unknown>) =>
-  server.request('POST', '/api/organizations', { body: { name: unique('Org'), ...body } });
+const postOrganization = (body: Record<string, unknown>) => server.request('POST', '/api/organizations', { body: { name: unique('Org'), ...body } });
 
 describe('organization slug', () => {
   it('accepts 3 and 100 characters', async () => {

@@ -361,8 +361,7 @@ describe('rule 3: null clears a nullable field; null for a non-nullable field is
     ['tasks', 'properties'],
   ])('PUT /api/%s with %s: null is 400 naming the field, and nothing is written', async (path, field) => {
     const project = await createProject(server, org.id);
-    const target =
-      path === 'projects' ? project : path === 'organizations' ? await createOrganization(server) : await createTask(server, project.id);
+    const target = path === 'projects' ? project : path === 'organizations' ? await createOrganization(server) : await createTask(server, project.id);
     expectError(await server.request('PUT', `/api/${path}/${target.id}`, { body: { [field]: null, color: 'changed' } }), 400, new RegExp(field));
     const after = await get(`/api/${path}/${target.id}`);
     expect(after.changeSequence).toBe(0);
@@ -832,7 +831,16 @@ describe('required fields', () => {
     const org = await createOrganization(server);
     const project = await createProject(server, org.id);
     const task = await post('/api/tasks', { projectId: project.id });
-    expect(task).toMatchObject({ projectId: project.id, title: '', description: '', priority: 0, statusSlug: null, locked: false, deleted: false, changeSequence: 0 });
+    expect(task).toMatchObject({
+      projectId: project.id,
+      title: '',
+      description: '',
+      priority: 0,
+      statusSlug: null,
+      locked: false,
+      deleted: false,
+      changeSequence: 0,
+    });
     expect(task).not.toHaveProperty('project');
   });
 

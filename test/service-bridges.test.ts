@@ -28,7 +28,10 @@ async function testResolver(hostname: string): Promise<ResolvedAddress[]> {
     case 'internal.test':
       return [{ address: '10.0.0.7', family: 4 }];
     case 'mixed.test':
-      return [{ address: '1.1.1.1', family: 4 }, { address: '192.168.0.9', family: 4 }];
+      return [
+        { address: '1.1.1.1', family: 4 },
+        { address: '192.168.0.9', family: 4 },
+      ];
     case 'rebind.test':
       // Public at first, then the upstream's own address: only a second lookup would reach it.
       return resolved.filter((h) => h === hostname).length === 1 ? [{ address: '1.2.3.4', family: 4 }] : [{ address: '127.0.0.1', family: 4 }];
@@ -71,7 +74,12 @@ function bridgeTo(baseUrl: string, path = '/echo', extra: Row = {}): Promise<Row
   return createBridge({ baseUrl, endpoints: [{ name: 'call', method: 'GET', path }], ...extra });
 }
 
-function proxy(server: TestServer, bridge: Row, endpoint = '/call', options: { method?: string; body?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
+function proxy(
+  server: TestServer,
+  bridge: Row,
+  endpoint = '/call',
+  options: { method?: string; body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+) {
   return server.request(options.method ?? 'GET', `/api/service-bridges/${bridge.id}/proxy${endpoint}`, options);
 }
 
@@ -107,8 +115,21 @@ describe('the proxy', () => {
   it("sends defaultHeaders and the endpoint's headers, and never the caller's credentials", async () => {
     const bridge = await createBridge({
       baseUrl: upstream.origin(),
-      defaultHeaders: [{ name: 'X-Tenant', value: 'acme' }, { name: 'X-Both', value: 'default' }],
-      endpoints: [{ name: 'call', method: 'GET', path: '/echo', headers: [{ name: 'X-Both', value: 'endpoint' }, { name: 'Accept', value: 'application/vnd.test+json' }] }],
+      defaultHeaders: [
+        { name: 'X-Tenant', value: 'acme' },
+        { name: 'X-Both', value: 'default' },
+      ],
+      endpoints: [
+        {
+          name: 'call',
+          method: 'GET',
+          path: '/echo',
+          headers: [
+            { name: 'X-Both', value: 'endpoint' },
+            { name: 'Accept', value: 'application/vnd.test+json' },
+          ],
+        },
+      ],
     });
     const byKey = await upstream.during(async () => {
       const answer = await proxy(allowing, bridge, '/call', { headers: { 'x-access-token': 'legacy-token', cookie: 'session=abc' } });
@@ -147,7 +168,11 @@ describe('the proxy', () => {
       endpoints: [{ name: 'find', method: 'POST', path: '/echo', requestSchema: { type: 'object', required: ['customerId', 'region'] } }],
     });
     const skipped = await upstream.during(async () => {
-      for (const [query, body] of [['', { customerId: 'c' }], ['?customerId=c', {}], ['?other=1', { region: 'eu' }]] as const) {
+      for (const [query, body] of [
+        ['', { customerId: 'c' }],
+        ['?customerId=c', {}],
+        ['?other=1', { region: 'eu' }],
+      ] as const) {
         const answer = await proxy(allowing, bridge, `/find${query}`, { method: 'POST', body });
         expect(answer.status, answer.text).toBe(200);
         expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
@@ -156,7 +181,11 @@ describe('the proxy', () => {
     });
     expect(skipped).toEqual([]);
     const called = await upstream.during(async () => {
-      for (const [query, body] of [['', { customerId: '', region: 0 }], ['?customerId=&region=', undefined], ['?region=eu', { customerId: false }]] as const) {
+      for (const [query, body] of [
+        ['', { customerId: '', region: 0 }],
+        ['?customerId=&region=', undefined],
+        ['?region=eu', { customerId: false }],
+      ] as const) {
         const answer = await proxy(allowing, bridge, `/find${query}`, { method: 'POST', body });
         expect(answer.status, answer.text).toBe(200);
         expect(answer.body).toMatchObject({ method: 'POST' });
@@ -166,7 +195,13 @@ describe('the proxy', () => {
   });
 
   it("names the bridge's endpoints when the name is unknown (404, never a fallback) or left out of a bridge with several (400)", async () => {
-    const several = await createBridge({ baseUrl: upstream.origin(), endpoints: [{ name: 'first', path: '/echo' }, { name: 'second', path: '/echo' }] });
+    const several = await createBridge({
+      baseUrl: upstream.origin(),
+      endpoints: [
+        { name: 'first', path: '/echo' },
+        { name: 'second', path: '/echo' },
+      ],
+    });
     const calls = await upstream.during(async () => {
       const unknown = await proxy(allowing, several, '/third');
       expect(unknown.status, unknown.text).toBe(404);
@@ -280,12 +315,28 @@ describe('secrets', () => {
     expect(inDefaults.body.message).toContain('header X-Key carries secretRef');
     expect(inDefaults.body.details).toEqual([expect.objectContaining({ field: 'defaultHeaders[0].secretRef' })]);
     const inEndpoint = await allowing.request('POST', '/api/service-bridges', {
-      body: { ...base, endpoints: [{ name: 'e', path: '/', headers: [{ name: 'X-Ok', value: 'v' }, { name: 'X-Ref', value: '', secretRef: name }] }] },
+      body: {
+        ...base,
+        endpoints: [
+          {
+            name: 'e',
+            path: '/',
+            headers: [
+              { name: 'X-Ok', value: 'v' },
+              { name: 'X-Ref', value: '', secretRef: name },
+            ],
+          },
+        ],
+      },
     });
     expect(inEndpoint.status, inEndpoint.text).toBe(400);
-    expect(inEndpoint.body.details).toEqual([expect.objectContaining({ field: 'endpoints[0].headers[1].secretRef', message: expect.stringContaining('header X-Ref') })]);
+    expect(inEndpoint.body.details).toEqual([
+      expect.objectContaining({ field: 'endpoints[0].headers[1].secretRef', message: expect.stringContaining('header X-Ref') }),
+    ]);
 
-    const updated = await allowing.request('PUT', `/api/service-bridges/${bridge.id}`, { body: { defaultHeaders: [{ name: 'X-Key', value: 'v', secretRef: name }] } });
+    const updated = await allowing.request('PUT', `/api/service-bridges/${bridge.id}`, {
+      body: { defaultHeaders: [{ name: 'X-Key', value: 'v', secretRef: name }] },
+    });
     expect(updated.status, updated.text).toBe(400);
     expect(updated.body.message).toContain('header X-Key carries secretRef');
     const graphql = await allowing.graphql('mutation($id: ID!, $input: ServiceBridgeUpdateRequest!) { updateServiceBridge(id: $id, input: $input) { id } }', {

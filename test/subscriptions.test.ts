@@ -202,7 +202,12 @@ describe('taskChanged', () => {
       expect((await writer.request('PUT', `/api/tasks/${task.id}`, { body: { priority }, key: member.key })).status).toBe(200);
       await subscription.received('taskChanged', (row) => row.id === task.id && row.priority === priority);
     }
-    expect(subscription.rows('taskChanged').filter((row) => row.id === task.id).map((row) => row.priority)).toEqual([0, 1, 2, 3]);
+    expect(
+      subscription
+        .rows('taskChanged')
+        .filter((row) => row.id === task.id)
+        .map((row) => row.priority),
+    ).toEqual([0, 1, 2, 3]);
   });
 
   it('announces nothing for a change that was rolled back', async () => {
@@ -220,7 +225,12 @@ describe('taskChanged', () => {
     expect((await writer.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 5 }, key: member.key })).status).toBe(200);
     await subscription.received('taskChanged', (row) => row.id === task.id && row.priority === 5);
     // The next delivery after the create is the committed update: the rolled-back one raised nothing.
-    expect(subscription.rows('taskChanged').filter((row) => row.id === task.id).map((row) => row.priority)).toEqual([0, 5]);
+    expect(
+      subscription
+        .rows('taskChanged')
+        .filter((row) => row.id === task.id)
+        .map((row) => row.priority),
+    ).toEqual([0, 5]);
   });
 });
 
@@ -302,11 +312,23 @@ describe('platformEventRecorded', () => {
     const all = new Subscription(connection.client, EVENT_RECORDED, { projectId: project.id });
     const filtered = new Subscription(connection.client, EVENT_RECORDED, { projectId: project.id, eventTypes: ['live.wanted'] });
     // Live once a probe event has reached both (the unfiltered one sees the probes too).
-    const probe = async () => (await writer.request('POST', '/api/events', { body: { projectId: project.id, eventType: 'live.wanted', eventDetail: { probe: true } }, key: member.key })).body.id;
+    const probe = async () =>
+      (
+        await writer.request('POST', '/api/events', {
+          body: { projectId: project.id, eventType: 'live.wanted', eventDetail: { probe: true } },
+          key: member.key,
+        })
+      ).body.id;
     await untilLive(filtered, 'platformEventRecorded', probe);
     await untilLive(all, 'platformEventRecorded', probe);
-    const other = await writer.request('POST', '/api/events', { body: { projectId: project.id, eventType: 'live.other', eventDetail: { n: 1 } }, key: member.key });
-    const wanted = await writer.request('POST', '/api/events', { body: { projectId: project.id, eventType: 'live.wanted', eventDetail: { n: 2 } }, key: member.key });
+    const other = await writer.request('POST', '/api/events', {
+      body: { projectId: project.id, eventType: 'live.other', eventDetail: { n: 1 } },
+      key: member.key,
+    });
+    const wanted = await writer.request('POST', '/api/events', {
+      body: { projectId: project.id, eventType: 'live.wanted', eventDetail: { n: 2 } },
+      key: member.key,
+    });
     // A task create records task_created in the same transaction.
     const task = await createTask(writer, project.id, {}, member.key);
 

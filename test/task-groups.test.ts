@@ -33,7 +33,8 @@ afterAll(() => server.close());
 const newGroup = (body: Record<string, unknown> = {}, caller = member, project = projectId) =>
   rest(caller, 'POST', '/api/task-groups', 201, { name: unique('Group'), projectId: project, ...body });
 
-const newTask = (body: Record<string, unknown>, caller = member, project = projectId) => createTask(server, project, { title: unique('Task'), ...body }, caller.key);
+const newTask = (body: Record<string, unknown>, caller = member, project = projectId) =>
+  createTask(server, project, { title: unique('Task'), ...body }, caller.key);
 
 /** The names of the groups of `project` a filter matches, as `caller` lists them. */
 async function matching(filter: string, caller = member, project = projectId): Promise<string[]> {
@@ -163,7 +164,7 @@ describe('a task names its group', () => {
     expect((await rest(member, 'PUT', `/api/tasks/${task.id}`, 200, { taskGroupId: null })).taskGroupId).toBeNull();
   });
 
-  it('refuses a group of another project, a deleted or unknown one (400 naming taskGroupId) and another tenant\'s (403)', async () => {
+  it("refuses a group of another project, a deleted or unknown one (400 naming taskGroupId) and another tenant's (403)", async () => {
     const elsewhere = await newGroup({}, member, otherProjectId);
     const deleted = await newGroup();
     await rest(member, 'DELETE', `/api/task-groups/${deleted.id}`, 204);
@@ -216,7 +217,7 @@ describe('task group history', () => {
     expect(entries[0].changes).toEqual({ deleted: { from: false, to: true } });
   });
 
-  it('pages, filters and sorts one group\'s history, still readable after the group is deleted', async () => {
+  it("pages, filters and sorts one group's history, still readable after the group is deleted", async () => {
     const group = await newGroup({ name: 'Paged' });
     for (const priority of [1, 2, 3]) await rest(member, 'PUT', `/api/task-groups/${group.id}`, 200, { priority });
     await rest(member, 'DELETE', `/api/task-groups/${group.id}`, 204);
@@ -227,7 +228,10 @@ describe('task group history', () => {
     expect(first.content.map((e: any) => e.action)).toEqual(['DELETE', 'UPDATE']);
     expect(first.content[1].changes).toEqual({ priority: { from: 2, to: 3 } });
     const second = await historyOf(group.id, '?pageSize=2&page=1');
-    expect(second.content.map((e: any) => e.changes.priority)).toEqual([{ from: 1, to: 2 }, { from: 0, to: 1 }]);
+    expect(second.content.map((e: any) => e.changes.priority)).toEqual([
+      { from: 1, to: 2 },
+      { from: 0, to: 1 },
+    ]);
     const updates = await historyOf(group.id, `?filter=${encodeURIComponent("action=='UPDATE'")}&sort=occurredAt:asc`);
     expect(updates.content.map((e: any) => e.changes.priority.to)).toEqual([1, 2, 3]);
     // Only this group's entries, whatever the filter says.
@@ -235,7 +239,7 @@ describe('task group history', () => {
     expect((await historyOf(group.id, `?filter=${encodeURIComponent(`taskGroupId==${other.id}`)}`)).content).toEqual([]);
   });
 
-  it('lists every visible entry at /api/task-group-history, never another tenant\'s', async () => {
+  it("lists every visible entry at /api/task-group-history, never another tenant's", async () => {
     const group = await newGroup();
     const theirs = await newGroup({}, outsider, theirProjectId);
     const mine = await rest(member, 'GET', `/api/task-group-history?filter=${encodeURIComponent(`taskGroupId==${group.id}`)}`, 200);
@@ -246,7 +250,7 @@ describe('task group history', () => {
     expect(all.content.every((e: any) => e.projectId === theirProjectId)).toBe(true);
   });
 
-  it('answers 400 for a malformed id or list argument, 404 for no group, 403 for another tenant\'s group', async () => {
+  it("answers 400 for a malformed id or list argument, 404 for no group, 403 for another tenant's group", async () => {
     expect((await rest(member, 'GET', '/api/task-groups/not-a-uuid/history', 400)).details[0].field).toBe('id');
     await rest(member, 'GET', `/api/task-groups/${randomUUID()}/history`, 404);
     const group = await newGroup();
@@ -261,7 +265,10 @@ describe('task group history', () => {
   it('cannot be written through the API (405 with Allow)', async () => {
     const group = await newGroup();
     const [entry] = (await historyOf(group.id)).content;
-    const collection = await server.request('POST', '/api/task-group-history', { key: member.key, body: { taskGroupId: group.id, projectId, action: 'CREATE' } });
+    const collection = await server.request('POST', '/api/task-group-history', {
+      key: member.key,
+      body: { taskGroupId: group.id, projectId, action: 'CREATE' },
+    });
     expect(collection.status).toBe(405);
     expect(collection.headers.get('allow')).toBe('GET, HEAD');
     for (const method of ['PUT', 'DELETE']) {

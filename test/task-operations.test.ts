@@ -37,7 +37,10 @@ beforeAll(async () => {
   organizationId = (await createOrganization(server, { name: unique('TaskOpsOrg') }, member.key)).id;
   projectId = (await createProject(server, organizationId, {}, member.key)).id;
   otherOrganizationId = (await createOrganization(server, { name: unique('TaskOpsOther') }, member.key)).id;
-  for (const [label, slug] of [['Open', 'open'], ['Done', 'done']]) {
+  for (const [label, slug] of [
+    ['Open', 'open'],
+    ['Done', 'done'],
+  ]) {
     await rest(member, 'POST', '/api/task-statuses', 201, { label, slug, organizationId });
   }
   await rest(member, 'POST', '/api/task-statuses', 201, { label: 'Elsewhere', slug: 'elsewhere', organizationId: otherOrganizationId });
@@ -105,7 +108,13 @@ describe('lock and unlock', () => {
     await rest(member, 'PUT', `/api/tasks/${task.id}/unlock`, 409);
 
     const texts = (await activitiesOf(task.id)).map((a) => [a.type, a.text]);
-    expect(texts).toEqual(expect.arrayContaining([['CREATED', 'Task created'], ['LOCKED', 'Task locked'], ['UNLOCKED', 'Task unlocked: review done']]));
+    expect(texts).toEqual(
+      expect.arrayContaining([
+        ['CREATED', 'Task created'],
+        ['LOCKED', 'Task locked'],
+        ['UNLOCKED', 'Task unlocked: review done'],
+      ]),
+    );
     expect(texts).toHaveLength(3);
   });
 
@@ -171,7 +180,16 @@ describe('the data-lake record of a lock', () => {
     const locked = await asBearer(bearer.token, 'PUT', `/api/tasks/${task.body.id}/lock`);
     expect(locked.status, locked.text).toBe(200);
     const [{ record }] = lakeRecordsOf(task.body.id);
-    expect(Object.keys(record).sort()).toEqual(['documentFamilyIds', 'lockedAt', 'lockedByEmail', 'lockedById', 'projectId', 'properties', 'taskId', 'taskStatus']);
+    expect(Object.keys(record).sort()).toEqual([
+      'documentFamilyIds',
+      'lockedAt',
+      'lockedByEmail',
+      'lockedById',
+      'projectId',
+      'properties',
+      'taskId',
+      'taskStatus',
+    ]);
     expect(record).toMatchObject({ lockedById: bearer.userId, lockedByEmail: bearer.email, taskStatus: null });
     const activities = await asBearer(bearer.token, 'GET', `/api/task-activities?filter=${encodeURIComponent(`taskId==${task.body.id}`)}`);
     expect(activities.body.content.find((a: any) => a.type === 'LOCKED')).toMatchObject({ actorId: bearer.userId, actorType: 'USER' });
@@ -285,7 +303,9 @@ describe('changes through the collection itself', () => {
     await rest(member, 'PUT', `/api/tasks/${task.id}`, 200, { statusSlug: 'done', title: 'Same status' });
     const changes = (await activitiesOf(task.id)).filter((a) => a.type === 'STATUS_CHANGED');
     expect(changes.map((a) => [a.text, a.details])).toEqual([['Status changed from open to done', { from: 'open', to: 'done' }]]);
-    expect((await eventsOf(task.id)).filter((e) => e.eventType === 'task_status_changed').map((e) => e.eventDetail)).toEqual([{ taskId: task.id, from: 'open', to: 'done' }]);
+    expect((await eventsOf(task.id)).filter((e) => e.eventType === 'task_status_changed').map((e) => e.eventDetail)).toEqual([
+      { taskId: task.id, from: 'open', to: 'done' },
+    ]);
   });
 
   it('records knowledge_set_updated when a knowledge set of a project changes, and no event for one without a project', async () => {
@@ -294,7 +314,12 @@ describe('changes through the collection itself', () => {
     await rest(member, 'PUT', `/api/knowledge-sets/${inProject.id}`, 200, { name: unique('KS renamed') });
     await rest(member, 'PUT', `/api/knowledge-sets/${loose.id}`, 200, { name: unique('KS renamed') });
     await rest(member, 'PUT', `/api/knowledge-sets/${inProject.id}`, 200, {}); // nothing changes: no event
-    const events = await rest(member, 'GET', `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==knowledge_set_updated`)}&pageSize=100`, 200);
+    const events = await rest(
+      member,
+      'GET',
+      `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==knowledge_set_updated`)}&pageSize=100`,
+      200,
+    );
     const forSets = events.content.filter((e: any) => [inProject.id, loose.id].includes(e.eventDetail.knowledgeSetId));
     expect(forSets.map((e: any) => e.eventDetail)).toEqual([{ knowledgeSetId: inProject.id }]);
   });
@@ -306,7 +331,12 @@ describe('activity_completed', () => {
     await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'RUNNING' });
     await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'COMPLETED' });
     await rest(member, 'PUT', `/api/activities/${activity.id}`, 200, { status: 'COMPLETED', title: 'Still completed' });
-    const events = await rest(member, 'GET', `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==activity_completed`)}&pageSize=100`, 200);
+    const events = await rest(
+      member,
+      'GET',
+      `/api/events?filter=${encodeURIComponent(`projectId==${projectId};eventType==activity_completed`)}&pageSize=100`,
+      200,
+    );
     expect(events.content.filter((e: any) => e.eventDetail.activityId === activity.id).map((e: any) => e.eventDetail)).toEqual([{ activityId: activity.id }]);
   });
 });

@@ -76,11 +76,7 @@ async function adminCount(path: string, filter: string): Promise<number> {
 
 /** The ids of a GraphQL listing. */
 async function gqlListIds(resource: Resource, key: string | undefined, filter?: string): Promise<string[]> {
-  const answer = await server.graphql(
-    `query($filter: String) { ${resource.listName}(filter: $filter, pageSize: 100) { content { id } } }`,
-    { filter },
-    key,
-  );
+  const answer = await server.graphql(`query($filter: String) { ${resource.listName}(filter: $filter, pageSize: 100) { content { id } } }`, { filter }, key);
   expect(answer.body.errors, answer.text).toBeUndefined();
   return answer.body.data[resource.listName].content.map((row: { id: string }) => row.id);
 }
@@ -164,7 +160,10 @@ describe('isolation between tenants', () => {
     orgB = (await createOrganization(server, {}, b.key)).id;
     for (const resource of orgScoped) {
       // A resource whose rows cannot be created fails its own tests (with the reason), not everyone's.
-      for (const [rows, org, key] of [[rowsA, orgA, a.key], [rowsB, orgB, b.key]] as const) {
+      for (const [rows, org, key] of [
+        [rowsA, orgA, a.key],
+        [rowsB, orgB, b.key],
+      ] as const) {
         try {
           rows.set(resource.path, await createRecord(server, resource, { organizationId: org, key }));
         } catch (error) {
@@ -241,20 +240,21 @@ describe('isolation between tenants', () => {
           expect(gqlCode(mutation), mutation.text).toBe('BAD_REQUEST');
           await expectUnchanged(resource.path, before);
         });
-      } else it("B's PUT of A's row is 403 and leaves it unchanged (GraphQL too)", async () => {
-        const before = (await adminGet(resource.path, rowA().id)).body;
-        const { body } = await buildUpdateBody(server, resource, before);
-        const put = await server.request('PUT', `/api/${resource.path}/${rowA().id}`, { body, key: b.key });
-        expect(put.status, put.text).toBe(403);
-        await expectUnchanged(resource.path, before);
-        const mutation = await server.graphql(
-          `mutation($id: ID!, $input: ${resource.name}UpdateRequest!) { update${resource.name}(id: $id, input: $input) { id } }`,
-          { id: rowA().id, input: body },
-          b.key,
-        );
-        expect(gqlCode(mutation), mutation.text).toBe('FORBIDDEN');
-        await expectUnchanged(resource.path, before);
-      });
+      } else
+        it("B's PUT of A's row is 403 and leaves it unchanged (GraphQL too)", async () => {
+          const before = (await adminGet(resource.path, rowA().id)).body;
+          const { body } = await buildUpdateBody(server, resource, before);
+          const put = await server.request('PUT', `/api/${resource.path}/${rowA().id}`, { body, key: b.key });
+          expect(put.status, put.text).toBe(403);
+          await expectUnchanged(resource.path, before);
+          const mutation = await server.graphql(
+            `mutation($id: ID!, $input: ${resource.name}UpdateRequest!) { update${resource.name}(id: $id, input: $input) { id } }`,
+            { id: rowA().id, input: body },
+            b.key,
+          );
+          expect(gqlCode(mutation), mutation.text).toBe('FORBIDDEN');
+          await expectUnchanged(resource.path, before);
+        });
 
       if (!resource.operations.delete) {
         it("B's DELETE of A's row is 405 (the collection has no delete) and no GraphQL mutation exists", async () => {
@@ -266,16 +266,17 @@ describe('isolation between tenants', () => {
           expect(gqlCode(mutation), mutation.text).toBe('BAD_REQUEST');
           await expectUnchanged(resource.path, before);
         });
-      } else it("B's DELETE of A's row is 403 and the row is still there (GraphQL too)", async () => {
-        const before = (await adminGet(resource.path, rowA().id)).body;
-        const del = await server.request('DELETE', `/api/${resource.path}/${rowA().id}`, { key: b.key });
-        expect(del.status, del.text).toBe(403);
-        await expectUnchanged(resource.path, before);
-        const mutation = await server.graphql(`mutation($id: ID!) { delete${resource.name}(id: $id) }`, { id: rowA().id }, b.key);
-        expect(gqlCode(mutation), mutation.text).toBe('FORBIDDEN');
-        await expectUnchanged(resource.path, before);
-        expect(await listIds(resource.path, { filter: `id==${rowA().id}` }, a.key)).toEqual([rowA().id]);
-      });
+      } else
+        it("B's DELETE of A's row is 403 and the row is still there (GraphQL too)", async () => {
+          const before = (await adminGet(resource.path, rowA().id)).body;
+          const del = await server.request('DELETE', `/api/${resource.path}/${rowA().id}`, { key: b.key });
+          expect(del.status, del.text).toBe(403);
+          await expectUnchanged(resource.path, before);
+          const mutation = await server.graphql(`mutation($id: ID!) { delete${resource.name}(id: $id) }`, { id: rowA().id }, b.key);
+          expect(gqlCode(mutation), mutation.text).toBe('FORBIDDEN');
+          await expectUnchanged(resource.path, before);
+          expect(await listIds(resource.path, { filter: `id==${rowA().id}` }, a.key)).toEqual([rowA().id]);
+        });
 
       if (resource.entity !== Organization && !resource.operations.create) {
         it("B creating a row into A's organization is 405 (the collection has no create) and writes nothing", async () => {
@@ -307,7 +308,9 @@ describe('isolation between tenants', () => {
         });
       }
 
-      for (const field of tenantReferences(resource).filter(isCreateWritable).filter(() => resource.operations.create)) {
+      for (const field of tenantReferences(resource)
+        .filter(isCreateWritable)
+        .filter(() => resource.operations.create)) {
         it(`B creating a row in B's organization whose ${field.name} is A's row is refused and writes nothing`, async () => {
           const target = resourceOf(field.reference!.target())!;
           const foreign = rowOf(rowsA, target.path).id;
@@ -320,7 +323,9 @@ describe('isolation between tenants', () => {
         });
       }
 
-      for (const field of tenantReferences(resource).filter(isUpdateWritable).filter(() => resource.operations.update)) {
+      for (const field of tenantReferences(resource)
+        .filter(isUpdateWritable)
+        .filter(() => resource.operations.update)) {
         it(`B pointing ${field.name} of B's own row at A's row is refused and changes nothing`, async () => {
           const target = resourceOf(field.reference!.target())!;
           const before = (await adminGet(resource.path, rowB().id)).body;
@@ -429,7 +434,9 @@ describe('isolation between tenants', () => {
           const created = await server.request('POST', `/api/${resource.path}`, { body }); // as the administrator
           expect(created.status, created.text).toBe(201);
 
-          const adminView = await server.graphql(`query($id: ID!) { ${target.itemName}(id: $id) { ${inverse}(pageSize: 100) { content { id } } } }`, { id: own });
+          const adminView = await server.graphql(`query($id: ID!) { ${target.itemName}(id: $id) { ${inverse}(pageSize: 100) { content { id } } } }`, {
+            id: own,
+          });
           expect(adminView.body.errors, adminView.text).toBeUndefined();
           expect(adminView.body.data[target.itemName][inverse].content.map((r: { id: string }) => r.id)).toContain(created.body.id);
 
@@ -628,12 +635,20 @@ describe('owners and members', () => {
     const task = await createTask(server, project.id, { title: 'by a member' }, member.key);
     const label = await server.request('POST', '/api/labels', { body: { name: unique('label'), organizationId: org }, key: member.key });
     expect(label.status, label.text).toBe(201);
-    for (const [path, id] of [['projects', project.id], ['tasks', task.id], ['labels', label.body.id]] as const) {
+    for (const [path, id] of [
+      ['projects', project.id],
+      ['tasks', task.id],
+      ['labels', label.body.id],
+    ] as const) {
       const field = path === 'tasks' ? 'title' : 'name';
       const put = await server.request('PUT', `/api/${path}/${id}`, { body: { [field]: unique('renamed') }, key: member.key });
       expect(put.status, `${path}: ${put.text}`).toBe(200);
     }
-    for (const [path, id] of [['tasks', task.id], ['labels', label.body.id], ['projects', project.id]] as const) {
+    for (const [path, id] of [
+      ['tasks', task.id],
+      ['labels', label.body.id],
+      ['projects', project.id],
+    ] as const) {
       const del = await server.request('DELETE', `/api/${path}/${id}`, { key: member.key });
       expect(del.status, `${path}: ${del.text}`).toBe(204);
     }
@@ -793,7 +808,10 @@ describe('users', () => {
     expect(roles.status, roles.text).toBe(403);
     const deactivate = await server.request('PUT', `/api/users/${self.id}`, { body: { active: false }, key: self.key });
     expect(deactivate.status, deactivate.text).toBe(403);
-    const mixed = await server.request('PUT', `/api/users/${self.id}`, { body: { firstName: 'Grace', security: { roles: ['PLATFORM_ADMIN'] } }, key: self.key });
+    const mixed = await server.request('PUT', `/api/users/${self.id}`, {
+      body: { firstName: 'Grace', security: { roles: ['PLATFORM_ADMIN'] } },
+      key: self.key,
+    });
     expect(mixed.status, mixed.text).toBe(403);
     const gql = await server.graphql(
       'mutation($id: ID!, $input: PlatformUserUpdateRequest!) { updatePlatformUser(id: $id, input: $input) { id } }',

@@ -150,7 +150,11 @@ describe('another user', () => {
     );
     expectPublicOnly(data.teamMembers.content[0].user, stranger.full, 'nested');
     expectPublicOnly(data.platformUser, stranger.full, 'by id');
-    expectPublicOnly(data.users.content.find((u: Json) => u.id === stranger.id), stranger.full, 'listed');
+    expectPublicOnly(
+      data.users.content.find((u: Json) => u.id === stranger.id),
+      stranger.full,
+      'listed',
+    );
     const nested = await server.graphqlData(
       `query($org: String) { teams(filter: $org) { content { members { content { user { id bio userStorage } } } } } }`,
       { org: `organizationId==${organizationId}` },
@@ -167,7 +171,11 @@ describe('another user', () => {
     );
     expectPublicOnly(created.createTeamMember.user, another.full, 'mutation answer');
 
-    const own = await server.graphqlData(`query($id: ID!) { platformUser(id: $id) { ${USER_FIELDS} } me { ${USER_FIELDS} } }`, { id: stranger.id }, stranger.key);
+    const own = await server.graphqlData(
+      `query($id: ID!) { platformUser(id: $id) { ${USER_FIELDS} } me { ${USER_FIELDS} } }`,
+      { id: stranger.id },
+      stranger.key,
+    );
     expect(own.platformUser).toEqual(stranger.full);
     expect(own.me).toEqual(stranger.full);
     const admin = await server.graphqlData(`query($id: ID!) { platformUser(id: $id) { ${USER_FIELDS} } }`, { id: stranger.id });
@@ -263,6 +271,8 @@ describe('every field of a user read by another user that is not public', () => 
     const owner = await newCaller('PropertyOwner');
     const organizationId = (await createOrganization(server, {}, owner.key)).id;
     const teamId = (await rest(owner, 'POST', '/api/teams', 201, { name: unique('Team'), organizationId })).id;
+    // NUL and lone surrogates cannot be stored in PostgreSQL text: the generator leaves them out.
+    // eslint-disable-next-line no-control-regex
     const text = fc.string({ maxLength: 40 }).filter((s) => !/[\u0000\ud800-\udfff]/.test(s));
     const nullableFlag = fc.option(fc.boolean(), { nil: null });
     const profile = fc.record(
@@ -281,7 +291,10 @@ describe('every field of a user read by another user that is not public', () => 
         isExternallyManaged: fc.boolean(),
         showDeveloperTools: fc.boolean(),
         preferences: fc.record({ showOnboarding: nullableFlag, showScrollbars: nullableFlag, showWelcomeMessage: nullableFlag }, { requiredKeys: [] }),
-        security: fc.record({ roles: fc.option(fc.array(fc.constantFrom('AUDITOR', 'EDITOR', 'VIEWER'), { maxLength: 3 }), { nil: null }) }, { requiredKeys: [] }),
+        security: fc.record(
+          { roles: fc.option(fc.array(fc.constantFrom('AUDITOR', 'EDITOR', 'VIEWER'), { maxLength: 3 }), { nil: null }) },
+          { requiredKeys: [] },
+        ),
         userStorage: fc.record({ favoriteLinks: fc.option(fc.array(fc.record({ link: fc.webUrl() }), { maxLength: 3 }), { nil: null }) }, { requiredKeys: [] }),
       },
       { requiredKeys: [] },

@@ -61,8 +61,7 @@ function expectGraphqlRefusal(answer: { body: { errors?: any[] }; text: string }
   if (says) expect(error.message).toContain(says);
 }
 
-const newPlan = (steps: unknown[] = []) =>
-  rest(member, 'POST', '/api/activity-plans', 201, { organizationId: organization.id, name: unique('Plan'), steps });
+const newPlan = (steps: unknown[] = []) => rest(member, 'POST', '/api/activity-plans', 201, { organizationId: organization.id, name: unique('Plan'), steps });
 
 const validTrigger = (body: Record<string, unknown> = {}) => ({
   projectId,
@@ -131,21 +130,65 @@ describe('activity plan steps', () => {
   });
 
   const refusals: { title: string; steps: unknown[]; field: string; says?: string | RegExp }[] = [
-    { title: 'a stepType outside PipelineStepType', steps: [{ stepType: 'MODULE' }, { stepType: 'FOO' }], field: 'steps[1].stepType', says: `FOO is not a PipelineStepType; ${ALLOWED_STEP_TYPES}` },
+    {
+      title: 'a stepType outside PipelineStepType',
+      steps: [{ stepType: 'MODULE' }, { stepType: 'FOO' }],
+      field: 'steps[1].stepType',
+      says: `FOO is not a PipelineStepType; ${ALLOWED_STEP_TYPES}`,
+    },
     { title: 'a step without stepType', steps: [{ name: 'nothing' }], field: 'steps[0].stepType', says: ALLOWED_STEP_TYPES },
     { title: 'a lowercase stepType', steps: [{ stepType: 'agent' }], field: 'steps[0].stepType', says: 'agent is not a PipelineStepType' },
     { title: 'a step that is not an object', steps: ['MODULE'], field: 'steps[0]', says: 'must be an object' },
-    { title: 'CREATE_TASK without options', steps: [{ stepType: 'CREATE_TASK' }], field: 'steps[0].options.taskData', says: 'a CREATE_TASK step needs an object' },
-    { title: 'CREATE_TASK whose taskData is not an object', steps: [{ stepType: 'CREATE_TASK', options: { taskData: 'x' } }], field: 'steps[0].options.taskData' },
-    { title: 'BRIDGE_CALL without bridge', steps: [{ stepType: 'BRIDGE_CALL', options: { endpointName: 'lookup' } }], field: 'steps[0].options.bridge', says: 'BRIDGE_CALL' },
-    { title: 'BRIDGE_CALL with an empty bridge', steps: [{ stepType: 'BRIDGE_CALL', options: { bridge: ' ', endpointName: 'lookup' } }], field: 'steps[0].options.bridge' },
+    {
+      title: 'CREATE_TASK without options',
+      steps: [{ stepType: 'CREATE_TASK' }],
+      field: 'steps[0].options.taskData',
+      says: 'a CREATE_TASK step needs an object',
+    },
+    {
+      title: 'CREATE_TASK whose taskData is not an object',
+      steps: [{ stepType: 'CREATE_TASK', options: { taskData: 'x' } }],
+      field: 'steps[0].options.taskData',
+    },
+    {
+      title: 'BRIDGE_CALL without bridge',
+      steps: [{ stepType: 'BRIDGE_CALL', options: { endpointName: 'lookup' } }],
+      field: 'steps[0].options.bridge',
+      says: 'BRIDGE_CALL',
+    },
+    {
+      title: 'BRIDGE_CALL with an empty bridge',
+      steps: [{ stepType: 'BRIDGE_CALL', options: { bridge: ' ', endpointName: 'lookup' } }],
+      field: 'steps[0].options.bridge',
+    },
     { title: 'BRIDGE_CALL without endpointName', steps: [{ stepType: 'BRIDGE_CALL', options: { bridge: 'crm' } }], field: 'steps[0].options.endpointName' },
-    { title: 'SCRIPT whose expression does not parse', steps: [{ stepType: 'SCRIPT', options: { expression: 'inputs.a +' } }], field: 'steps[0].options.expression', says: /does not parse as JSONata: Unexpected end of expression/ },
+    {
+      title: 'SCRIPT whose expression does not parse',
+      steps: [{ stepType: 'SCRIPT', options: { expression: 'inputs.a +' } }],
+      field: 'steps[0].options.expression',
+      says: /does not parse as JSONata: Unexpected end of expression/,
+    },
     { title: 'SCRIPT without expression', steps: [{ stepType: 'SCRIPT', options: {} }], field: 'steps[0].options.expression' },
     { title: 'options that are not an object', steps: [{ stepType: 'MODULE', options: ['x'] }], field: 'steps[0].options', says: 'must be an object' },
     { title: 'an id that is not a string', steps: [{ stepType: 'MODULE', id: 42 }], field: 'steps[0].id', says: 'non-empty string' },
-    { title: 'two steps with one id', steps: [{ stepType: 'MODULE', id: 'same' }, { stepType: 'LLM', id: 'same' }], field: 'steps[1].id', says: 'same is also the id of steps[0]' },
-    { title: 'two steps with one ref', steps: [{ stepType: 'MODULE', ref: 'x' }, { stepType: 'LLM', ref: 'x' }], field: 'steps[1].ref', says: 'x is also the ref of steps[0]' },
+    {
+      title: 'two steps with one id',
+      steps: [
+        { stepType: 'MODULE', id: 'same' },
+        { stepType: 'LLM', id: 'same' },
+      ],
+      field: 'steps[1].id',
+      says: 'same is also the id of steps[0]',
+    },
+    {
+      title: 'two steps with one ref',
+      steps: [
+        { stepType: 'MODULE', ref: 'x' },
+        { stepType: 'LLM', ref: 'x' },
+      ],
+      field: 'steps[1].ref',
+      says: 'x is also the ref of steps[0]',
+    },
     { title: 'a given ref equal to a default one', steps: [{ stepType: 'MODULE', ref: 'step-2' }, { stepType: 'LLM' }], field: 'steps[1].ref' },
   ];
 
@@ -175,7 +218,11 @@ describe('activity plan steps', () => {
     const em = server.orm.em.fork();
     await em.nativeUpdate(ActivityPlan, { id: stored.id }, { steps: [{ ref: 'old', stepType: 'LEGACY' }] });
     const before = await rest(member, 'GET', `/api/activity-plans/${stored.id}`, 200);
-    expectRefusal(await rest(member, 'PUT', `/api/activity-plans/${stored.id}`, 400, { name: unique('Renamed') }), 'steps[0].stepType', 'LEGACY is not a PipelineStepType');
+    expectRefusal(
+      await rest(member, 'PUT', `/api/activity-plans/${stored.id}`, 400, { name: unique('Renamed') }),
+      'steps[0].stepType',
+      'LEGACY is not a PipelineStepType',
+    );
     expect(await rest(member, 'GET', `/api/activity-plans/${stored.id}`, 200)).toEqual(before);
     // Fixed steps make the same PUT pass.
     const fixed = await rest(member, 'PUT', `/api/activity-plans/${stored.id}`, 200, { steps: [{ ref: 'old', stepType: 'MODULE' }] });
@@ -220,7 +267,13 @@ describe('triggers', () => {
       expect(await rest(member, 'POST', '/api/triggers', 201, validTrigger({ eventKind }))).toMatchObject({ eventKind });
     }
     const inputMapping = { title: 'task.title & " (copy)"', count: '$count(task.labels)', project: 'project.name' };
-    const trigger = await rest(member, 'POST', '/api/triggers', 201, validTrigger({ eventKind: 'task_status_changed', eventFilter: 'to.slug = "done"', inputMapping }));
+    const trigger = await rest(
+      member,
+      'POST',
+      '/api/triggers',
+      201,
+      validTrigger({ eventKind: 'task_status_changed', eventFilter: 'to.slug = "done"', inputMapping }),
+    );
     expect(trigger).toMatchObject({ eventFilter: 'to.slug = "done"', inputMapping, activityPlanRef: refTo(organization.slug, plan.slug) });
     const cleared = await rest(member, 'PUT', `/api/triggers/${trigger.id}`, 200, { eventFilter: null, inputMapping: null });
     expect(cleared).toMatchObject({ eventFilter: null, inputMapping: null, changeSequence: 1 });
@@ -228,20 +281,70 @@ describe('triggers', () => {
   });
 
   const refusals: { title: string; body: () => Record<string, unknown>; field: string; says?: string | RegExp }[] = [
-    { title: 'an unknown event kind', body: () => ({ eventKind: 'task_deleted' }), field: 'eventKind', says: `task_deleted is not a TriggerEventKind; ${ALLOWED_EVENT_KINDS}` },
+    {
+      title: 'an unknown event kind',
+      body: () => ({ eventKind: 'task_deleted' }),
+      field: 'eventKind',
+      says: `task_deleted is not a TriggerEventKind; ${ALLOWED_EVENT_KINDS}`,
+    },
     { title: 'an empty event kind', body: () => ({ eventKind: '' }), field: 'eventKind', says: ALLOWED_EVENT_KINDS },
     { title: 'a platform event no trigger hears', body: () => ({ eventKind: 'task_locked' }), field: 'eventKind' },
-    { title: 'a reference that is no activity-plan URI', body: () => ({ activityPlanRef: 'x' }), field: 'activityPlanRef', says: 'activity-plan://<orgSlug>/<planSlug>' },
-    { title: 'a reference without plan slug', body: () => ({ activityPlanRef: `activity-plan://${organization.slug}` }), field: 'activityPlanRef', says: 'is not of the form' },
-    { title: 'a reference with an extra segment', body: () => ({ activityPlanRef: `${refTo(organization.slug, plan.slug)}/more` }), field: 'activityPlanRef', says: 'is not of the form' },
-    { title: 'a reference to a missing plan', body: () => ({ activityPlanRef: refTo(organization.slug, 'no-such-plan') }), field: 'activityPlanRef', says: 'no activity plan no-such-plan' },
-    { title: 'a reference to a deleted plan', body: () => ({ activityPlanRef: refTo(organization.slug, deletedPlan.slug) }), field: 'activityPlanRef', says: 'missing or deleted' },
-    { title: "a reference to another organization's plan", body: () => ({ activityPlanRef: foreignPlanRef }), field: 'activityPlanRef', says: "a trigger starts plans of its own project's organization" },
-    { title: 'a filter that does not parse', body: () => ({ eventFilter: 'task.status = ' }), field: 'eventFilter', says: /does not parse as JSONata: Unexpected end of expression/ },
+    {
+      title: 'a reference that is no activity-plan URI',
+      body: () => ({ activityPlanRef: 'x' }),
+      field: 'activityPlanRef',
+      says: 'activity-plan://<orgSlug>/<planSlug>',
+    },
+    {
+      title: 'a reference without plan slug',
+      body: () => ({ activityPlanRef: `activity-plan://${organization.slug}` }),
+      field: 'activityPlanRef',
+      says: 'is not of the form',
+    },
+    {
+      title: 'a reference with an extra segment',
+      body: () => ({ activityPlanRef: `${refTo(organization.slug, plan.slug)}/more` }),
+      field: 'activityPlanRef',
+      says: 'is not of the form',
+    },
+    {
+      title: 'a reference to a missing plan',
+      body: () => ({ activityPlanRef: refTo(organization.slug, 'no-such-plan') }),
+      field: 'activityPlanRef',
+      says: 'no activity plan no-such-plan',
+    },
+    {
+      title: 'a reference to a deleted plan',
+      body: () => ({ activityPlanRef: refTo(organization.slug, deletedPlan.slug) }),
+      field: 'activityPlanRef',
+      says: 'missing or deleted',
+    },
+    {
+      title: "a reference to another organization's plan",
+      body: () => ({ activityPlanRef: foreignPlanRef }),
+      field: 'activityPlanRef',
+      says: "a trigger starts plans of its own project's organization",
+    },
+    {
+      title: 'a filter that does not parse',
+      body: () => ({ eventFilter: 'task.status = ' }),
+      field: 'eventFilter',
+      says: /does not parse as JSONata: Unexpected end of expression/,
+    },
     { title: 'an empty filter', body: () => ({ eventFilter: '' }), field: 'eventFilter', says: 'null for no filter' },
     { title: 'an input mapping that is not an object', body: () => ({ inputMapping: ['task.title'] }), field: 'inputMapping', says: 'must be an object' },
-    { title: 'an input mapping whose expression does not parse', body: () => ({ inputMapping: { ok: 'task.id', title: 'task.[' } }), field: 'inputMapping.title', says: 'does not parse as JSONata' },
-    { title: 'an input mapping whose expression is not a string', body: () => ({ inputMapping: { count: 42 } }), field: 'inputMapping.count', says: 'must be a string' },
+    {
+      title: 'an input mapping whose expression does not parse',
+      body: () => ({ inputMapping: { ok: 'task.id', title: 'task.[' } }),
+      field: 'inputMapping.title',
+      says: 'does not parse as JSONata',
+    },
+    {
+      title: 'an input mapping whose expression is not a string',
+      body: () => ({ inputMapping: { count: 42 } }),
+      field: 'inputMapping.count',
+      says: 'must be a string',
+    },
   ];
 
   it.each(refusals)('refuses $title on create (400 naming $field)', async ({ body, field, says }) => {
@@ -273,7 +376,11 @@ describe('triggers', () => {
     const stored = await rest(member, 'POST', '/api/triggers', 201, validTrigger());
     await server.orm.em.fork().nativeUpdate(Trigger, { id: stored.id }, { eventKind: 'legacy_kind' });
     const before = await rest(member, 'GET', `/api/triggers/${stored.id}`, 200);
-    expectRefusal(await rest(member, 'PUT', `/api/triggers/${stored.id}`, 400, { name: unique('Renamed') }), 'eventKind', 'legacy_kind is not a TriggerEventKind');
+    expectRefusal(
+      await rest(member, 'PUT', `/api/triggers/${stored.id}`, 400, { name: unique('Renamed') }),
+      'eventKind',
+      'legacy_kind is not a TriggerEventKind',
+    );
     expect(await rest(member, 'GET', `/api/triggers/${stored.id}`, 200)).toEqual(before);
   });
 
@@ -285,7 +392,11 @@ describe('triggers', () => {
 
   it('refuses the same fields through GraphQL createTrigger and updateTrigger', async () => {
     const createMutation = `mutation($input: TriggerCreateRequest!) { createTrigger(input: $input) { id eventKind } }`;
-    expectGraphqlRefusal(await server.graphql(createMutation, { input: validTrigger({ eventKind: 'sometimes' }) }, member.key), 'eventKind', ALLOWED_EVENT_KINDS);
+    expectGraphqlRefusal(
+      await server.graphql(createMutation, { input: validTrigger({ eventKind: 'sometimes' }) }, member.key),
+      'eventKind',
+      ALLOWED_EVENT_KINDS,
+    );
     expectGraphqlRefusal(await server.graphql(createMutation, { input: validTrigger({ activityPlanRef: foreignPlanRef }) }, member.key), 'activityPlanRef');
     const created = await server.graphqlData(createMutation, { input: validTrigger({ eventKind: 'manual' }) }, member.key);
     expect(created.createTrigger.eventKind).toBe('manual');

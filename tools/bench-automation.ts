@@ -39,7 +39,8 @@ async function main(): Promise<void> {
       inputMapping: { source: 'task.id' },
       activityPlanRef: `activity-plan://${organization.slug}/${plan.slug}`,
     });
-    const completed = async () => Number((await sql<{ n: string }>(`select count(*) as n from activity where project_id = ? and status = 'COMPLETED'`, [project.id]))[0].n);
+    const completed = async () =>
+      Number((await sql<{ n: string }>(`select count(*) as n from activity where project_id = ? and status = 'COMPLETED'`, [project.id]))[0].n);
     const waitForCompleted = async (count: number) => {
       while ((await completed()) < count) await new Promise((resolve) => setTimeout(resolve, 5));
     };
@@ -50,7 +51,9 @@ async function main(): Promise<void> {
     const posted = performance.now();
     await waitForCompleted(ACTIVITIES);
     const seconds = (performance.now() - started) / 1000;
-    console.log(`throughput: ${ACTIVITIES} source tasks posted in ${((posted - started) / 1000).toFixed(2)} s (${CONNECTIONS} in flight); all ${ACTIVITIES} activities completed after ${seconds.toFixed(2)} s: ${(ACTIVITIES / seconds).toFixed(0)} activities/s`);
+    console.log(
+      `throughput: ${ACTIVITIES} source tasks posted in ${((posted - started) / 1000).toFixed(2)} s (${CONNECTIONS} in flight); all ${ACTIVITIES} activities completed after ${seconds.toFixed(2)} s: ${(ACTIVITIES / seconds).toFixed(0)} activities/s`,
+    );
 
     const sources: string[] = [];
     for (let i = 0; i < SAMPLES; i++) {
@@ -66,8 +69,12 @@ async function main(): Promise<void> {
           where source.id = any(?::uuid[])`,
         [`{${sources.join(',')}}`],
       )
-    ).map((row) => Number(row.ms)).sort((a, b) => a - b);
-    console.log(`latency from a source task's creation to its generated task (${latencies.length} one at a time): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`);
+    )
+      .map((row) => Number(row.ms))
+      .sort((a, b) => a - b);
+    console.log(
+      `latency from a source task's creation to its generated task (${latencies.length} one at a time): p50 ${percentile(latencies, 0.5).toFixed(1)} ms, p99 ${percentile(latencies, 0.99).toFixed(1)} ms`,
+    );
   });
 }
 

@@ -59,7 +59,8 @@ async function main(): Promise<void> {
         if (!results.every((r: { ok: boolean }) => r.ok)) throw new Error('an operation of the batch failed');
       },
       'single PUTs, one at a time': () => pooled(ids.length, 1, (i) => call(member, 'PUT', `/api/content-objects/${ids[i]}`, { summary: `v${++value}` })),
-      [`single PUTs, ${CONNECTIONS} in flight`]: () => pooled(ids.length, CONNECTIONS, (i) => call(member, 'PUT', `/api/content-objects/${ids[i]}`, { summary: `v${++value}` })),
+      [`single PUTs, ${CONNECTIONS} in flight`]: () =>
+        pooled(ids.length, CONNECTIONS, (i) => call(member, 'PUT', `/api/content-objects/${ids[i]}`, { summary: `v${++value}` })),
     };
     console.log(`${ids.length} updates of distinct content objects, ${ROUNDS} rounds each (after one warm-up round)\n`);
     console.log('| how | best s | median s | updates/s (median) | SQL per update |');

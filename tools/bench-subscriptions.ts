@@ -36,7 +36,12 @@ interface Subscriber {
 }
 
 function subscribe(api: Api, key: string, projectId: string): Subscriber {
-  const client = createClient({ url: `${api.base.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': key }, retryAttempts: 0 });
+  const client = createClient({
+    url: `${api.base.replace(/^http/, 'ws')}/graphql`,
+    webSocketImpl: WebSocket,
+    connectionParams: { 'x-api-key': key },
+    retryAttempts: 0,
+  });
   const subscriber: Subscriber = { client, received: new Map() };
   client.subscribe<{ taskChanged: { id: string } }>(
     { query: TASK_CHANGED, variables: { projectId } },
@@ -126,7 +131,12 @@ async function main(): Promise<void> {
     });
     console.log(`${SUBSCRIBERS} subscribers of taskChanged on one project; ${CHANGES} task creates per round; one server process\n`);
     await round(api, 'one user per subscriber', keys, project.id);
-    await round(api, 'one user for all', keys.map(() => keys[0]), project.id);
+    await round(
+      api,
+      'one user for all',
+      keys.map(() => keys[0]),
+      project.id,
+    );
 
     const writes = async (label: string) => {
       const started = performance.now();
@@ -135,7 +145,10 @@ async function main(): Promise<void> {
       console.log(`no subscriber, ${label}: ${CHANGES} creates in ${seconds.toFixed(2)} s: ${(CHANGES / seconds).toFixed(0)} creates/s`);
     };
     const triggers = (state: 'enable' | 'disable') =>
-      orm.em.fork().getConnection().execute(`alter table task ${state} trigger task_announce_change; alter table platform_event ${state} trigger platform_event_announce_change`);
+      orm.em
+        .fork()
+        .getConnection()
+        .execute(`alter table task ${state} trigger task_announce_change; alter table platform_event ${state} trigger platform_event_announce_change`);
     // Alternated, so that neither state gains from running second.
     try {
       for (const state of ['enable', 'disable', 'enable', 'disable'] as const) {

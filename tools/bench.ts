@@ -76,7 +76,10 @@ const SIZES = {
 const CONNECTIONS = Math.max(1, setting('BENCH_CONNECTIONS', 20));
 const SECONDS = Math.max(1, setting('BENCH_SECONDS', 5));
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 1);
-const ONLY = (process.env.BENCH_ONLY ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const ONLY = (process.env.BENCH_ONLY ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter(Boolean);
 /** READ_POOL_SIZE of src/app.ts (not exported): the server's connections beside the ORM's pool. */
 const SERVER_READ_POOL = 10;
 /** Startup and seeding (a million tasks take a minute or two), then every case against four sides, with room to spare. */
@@ -151,7 +154,9 @@ async function main(): Promise<void> {
   const serverBase = await listen(await createApp(orm, appOptions(config)));
 
   const planned = SIZES.organizations * SIZES.projects * SIZES.tasks + (SIZES.largeProjects > 0 ? SIZES.largeTasks : 0);
-  console.log(`seeding ${SIZES.organizations} organizations × ${SIZES.projects} projects × ${SIZES.tasks} tasks + 1 × ${SIZES.largeProjects} projects sharing ${SIZES.largeTasks} tasks (${planned} tasks) ...`);
+  console.log(
+    `seeding ${SIZES.organizations} organizations × ${SIZES.projects} projects × ${SIZES.tasks} tasks + 1 × ${SIZES.largeProjects} projects sharing ${SIZES.largeTasks} tasks (${planned} tasks) ...`,
+  );
   const seeded = await seed(serverBase, adminKey, databaseUrl, SIZES);
   console.log(`seeded ${seeded.organizations} organizations, ${seeded.projects} projects, ${seeded.tasks} tasks in ${seeded.seconds.toFixed(1)} s`);
 
@@ -187,7 +192,8 @@ async function assertTenantKeys(databaseUrl: string): Promise<void> {
       `select table_name, column_name from information_schema.columns
         where table_schema = 'public' and (table_name, column_name) in (('task', 'tenant_id'), ('task', 'parent_hidden'), ('project', 'parent_hidden'))`,
     );
-    if (rows.length < 3) throw new Error('the schema lacks task.tenant_id, task.parent_hidden or project.parent_hidden, which the baselines are written against');
+    if (rows.length < 3)
+      throw new Error('the schema lacks task.tenant_id, task.parent_hidden or project.parent_hidden, which the baselines are written against');
   } finally {
     await client.end();
   }
@@ -231,7 +237,10 @@ async function runCase(benchCase: BenchCase, sides: Sides, observer: PhaseObserv
     // Until its idle connections have closed (baseline-process.ts), so that two baselines never hold theirs at once.
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 500));
   }
-  const rates = [`server ${server.requestsPerSecond.toFixed(0)}`, ...BASELINES.filter((b) => measured[b]).map((b) => `${BASELINE_NAMES[b]} ${measured[b]!.requestsPerSecond.toFixed(0)}`)];
+  const rates = [
+    `server ${server.requestsPerSecond.toFixed(0)}`,
+    ...BASELINES.filter((b) => measured[b]).map((b) => `${BASELINE_NAMES[b]} ${measured[b]!.requestsPerSecond.toFixed(0)}`),
+  ];
   console.log(`${benchCase.id.padEnd(20)} ${benchCase.caller.padEnd(6)} req/s: ${rates.join(', ')}`);
   return { id: benchCase.id, request: benchCase.request, caller: benchCase.caller, server, baselines: measured, sameStatements };
 }
@@ -257,7 +266,13 @@ async function checkAnswers(benchCase: BenchCase, sides: Sides, headers: Record<
 }
 
 /** Records the statements of one request on the server and on the same-SQL baseline; prints where they part. */
-async function compareStatements(benchCase: BenchCase, serverBase: string, same: BaselineProcess, planned: PlannedRequest, headers: Record<string, string>): Promise<boolean> {
+async function compareStatements(
+  benchCase: BenchCase,
+  serverBase: string,
+  same: BaselineProcess,
+  planned: PlannedRequest,
+  headers: Record<string, string>,
+): Promise<boolean> {
   const serverStatements = await recordingServer(() => answer(serverBase, planned, headers, counterRange()));
   await same.record();
   await answer(same.base, planned, headers, counterRange());

@@ -33,7 +33,9 @@ async function main(): Promise<number> {
   console.log(`  without a key: ${result.swagger.statusWithoutKey}`);
   console.log(`  with the key:  ${result.swagger.statusWithKey}`);
   console.log(`  Try it out, GET /api/organizations: ${result.swagger.executedStatus}`);
-  console.log(`GraphiQL (${baseUrl}/graphql), saved query: ${organizations.map((o) => `${o.name} (${o.projects?.totalElements ?? 0} projects)`).join(', ') || 'no organization'}`);
+  console.log(
+    `GraphiQL (${baseUrl}/graphql), saved query: ${organizations.map((o) => `${o.name} (${o.projects?.totalElements ?? 0} projects)`).join(', ') || 'no organization'}`,
+  );
   console.log(`Screenshots: ${result.screenshots.join(', ')}`);
   const problems = problemsOf(result, apiKey);
   for (const problem of problems) console.error(`PROBLEM: ${problem}`);

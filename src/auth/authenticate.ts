@@ -113,7 +113,11 @@ export class Authenticator {
   /** The active owner of a live API key (from the access cache, or one statement); a refusal reason otherwise. */
   private async keyOwner(em: EntityManager, key: string): Promise<KeyOwner | string> {
     const hash = this.keyHashes.get(key) ?? hashApiKey(key);
-    const owner = await this.services.accessCache.get(`key:${hash}`, () => findKeyOwner(em, hash), (found) => !refusalOf(found));
+    const owner = await this.services.accessCache.get(
+      `key:${hash}`,
+      () => findKeyOwner(em, hash),
+      (found) => !refusalOf(found),
+    );
     const refusal = owner ? refusalOf(owner) : 'unknown API key';
     if (refusal) return refusal;
     // Only keys that authenticate are remembered: unknown ones cannot fill the map.
@@ -173,7 +177,11 @@ function sameText(a: string, b: string): boolean {
 export function requireCaller(req: Request, _res: Response, next: NextFunction): void {
   const identity = identityOf(req);
   if (identity.context) return next();
-  next(new UnauthenticatedError(identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required: send an API key in the x-api-key header, or a bearer token'));
+  next(
+    new UnauthenticatedError(
+      identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required: send an API key in the x-api-key header, or a bearer token',
+    ),
+  );
 }
 
 /** 403 for a recognised caller who is not a platform administrator (place after `requireCaller`). */

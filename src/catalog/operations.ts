@@ -208,7 +208,7 @@ export const operations: DomainOperation[] = [
     tag: 'analytics',
     summary:
       "Exchange the caller's credential for a short-lived RS256 JWT (header kid) for the analytics service: claims iss, aud, sub (the user), iat, exp " +
-      '(at most 15 minutes later), orgs (the slugs of the organizations of the caller\'s teams, all live ones for platform administrators; never taken from ' +
+      "(at most 15 minutes later), orgs (the slugs of the organizations of the caller's teams, all live ones for platform administrators; never taken from " +
       'the request), models, objects and rowFilters {<model>: {<rowFilterField>: [<orgs>]}}. 403 for a caller in no organization; 503 when the ' +
       'minter is disabled or its signing key missing or unusable',
     body: [{ name: 'models', kind: 'stringArray', description: 'A subset of the configured models (400 naming an unknown one); absent: all of them' }],

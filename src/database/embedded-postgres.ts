@@ -70,7 +70,13 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
     if (isRunningChild(postmaster)) {
       const exited = new Promise((resolveExit) => postmaster.once('exit', resolveExit));
       postmaster.kill('SIGINT'); // fast shutdown: sessions still open are ended
-      if (!(await within(exited.then(() => true), STOP_WAIT_MS, false))) {
+      if (
+        !(await within(
+          exited.then(() => true),
+          STOP_WAIT_MS,
+          false,
+        ))
+      ) {
         postmaster.kill('SIGQUIT');
         await exited;
       }
@@ -109,7 +115,10 @@ async function postgresBinaries(): Promise<{ initdb: string; postgres: string }>
 
 /** As root, PostgreSQL runs as the `postgres` user (created when missing). */
 function postgresAccount(): Account {
-  const lookUp = () => ({ uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })) });
+  const lookUp = () => ({
+    uid: Number(execFileSync('id', ['-u', USER], { encoding: 'utf8' })),
+    gid: Number(execFileSync('id', ['-g', USER], { encoding: 'utf8' })),
+  });
   try {
     return lookUp();
   } catch {
@@ -143,7 +152,11 @@ async function initialise(initdb: string, databaseDir: string, account: Account 
   writeFileSync(passwordFile, `${PASSWORD}\n`);
   chmodSync(passwordFile, 0o644); // whatever the umask: initdb may run as the postgres user
   try {
-    const child = spawnOwn(initdb, [`--pgdata=${databaseDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'], account);
+    const child = spawnOwn(
+      initdb,
+      [`--pgdata=${databaseDir}`, '--auth=password', `--username=${USER}`, `--pwfile=${passwordFile}`, '--lc-messages=C'],
+      account,
+    );
     const output = collect(child);
     const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done, fail) => {
       child.once('error', fail);
@@ -174,7 +187,12 @@ async function startPostmaster(postgres: string, databaseDir: string, port: numb
       const other = /lock file "postmaster\.pid" already exists[\s\S]*?PID (\d+)/.exec(text);
       // Another server started a cluster on this folder between the check and this start.
       if (other) fail(new EmbeddedDatabaseInUse(databaseDir, Number(other[1])));
-      else fail(new Error(`embedded PostgreSQL did not start (data folder ${databaseDir}, ${signal ?? `exit code ${code}`}): ${text.trim().split('\n').slice(-5).join(' | ')}`));
+      else
+        fail(
+          new Error(
+            `embedded PostgreSQL did not start (data folder ${databaseDir}, ${signal ?? `exit code ${code}`}): ${text.trim().split('\n').slice(-5).join(' | ')}`,
+          ),
+        );
     });
   });
   return child;
@@ -221,7 +239,10 @@ function clearLeftoverServer(databaseDir: string): void {
     // Without the owner's record (a cluster started otherwise), a parent other than init may be a server.
     const inUse = owner !== undefined ? parent === owner : parent !== 1;
     if (inUse) throw new EmbeddedDatabaseInUse(databaseDir, parent ?? pid);
-    logger.warn({ postgresPid: pid, startedBy: owner, dataDir: shown(databaseDir) }, 'stopping the embedded PostgreSQL left running by a server process that is gone');
+    logger.warn(
+      { postgresPid: pid, startedBy: owner, dataDir: shown(databaseDir) },
+      'stopping the embedded PostgreSQL left running by a server process that is gone',
+    );
     process.kill(pid, 'SIGINT');
     if (!waitForExit(pid, 10_000)) {
       process.kill(pid, 'SIGQUIT');
@@ -259,7 +280,9 @@ function isPostmasterOf(pid: number, databaseDir: string): boolean {
     // no /proc, or not allowed to look
   }
   try {
-    const command = existsSync(`/proc/${pid}/comm`) ? readFileSync(`/proc/${pid}/comm`, 'utf8') : execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
+    const command = existsSync(`/proc/${pid}/comm`)
+      ? readFileSync(`/proc/${pid}/comm`, 'utf8')
+      : execFileSync('ps', ['-o', 'comm=', '-p', String(pid)], { encoding: 'utf8' });
     return basename(command.trim()) === 'postgres';
   } catch {
     return true; // cannot tell: assume it is

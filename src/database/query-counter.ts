@@ -27,7 +27,10 @@ export class CountingLogger extends DefaultLogger {
   override logQuery(context: { query: string } & LogContext): void {
     if (queryCounter.recorded) {
       let n = 0;
-      countStatement(context.query.replace(/\?/g, () => `$${++n}`), context.params ?? []);
+      countStatement(
+        context.query.replace(/\?/g, () => `$${++n}`),
+        context.params ?? [],
+      );
     } else {
       queryCounter.total += 1;
     }

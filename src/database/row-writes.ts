@@ -119,7 +119,12 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
   const columns = isPlain(meta) ? columnValues(em, meta, values) : undefined;
   if (!columns || columns.length === 0) {
     await em.insert(entity, values);
-    if (then) await run(em, statementOf(`then ${then.key}`, () => then.sql), then.params);
+    if (then)
+      await run(
+        em,
+        statementOf(`then ${then.key}`, () => then.sql),
+        then.params,
+      );
     return;
   }
   const names = columns.map(([column]) => column).join();

@@ -32,7 +32,12 @@ function keyedResources(resources: Resource[], tableOf: TableOf): Keyed[] {
   for (const resource of resources) {
     const key = tenantKeyOf(resource);
     if (!key?.parent) continue;
-    keyed.push({ resource, key: key as Keyed['key'], table: tableOf(resource.entity), depth: resource.scope.kind === 'organization' ? resource.scope.path.split('.').length : 0 });
+    keyed.push({
+      resource,
+      key: key as Keyed['key'],
+      table: tableOf(resource.entity),
+      depth: resource.scope.kind === 'organization' ? resource.scope.path.split('.').length : 0,
+    });
   }
   return keyed.sort((a, b) => a.depth - b.depth || a.table.localeCompare(b.table));
 }
@@ -56,7 +61,9 @@ export function tenantKeySql(resources: Resource[], tableOf: TableOf, pending: (
     backfill: selected.map((k) => backfillSql(k, resources, tableOf)),
     triggers: [
       ...selected.map((k) => keyTriggerSql(k, resources, tableOf)),
-      ...parentTriggersSql(keyed, resources, tableOf).filter((t) => parents.has(t.parent)).map((t) => t.sql),
+      ...parentTriggersSql(keyed, resources, tableOf)
+        .filter((t) => parents.has(t.parent))
+        .map((t) => t.sql),
     ],
   };
 }

@@ -22,6 +22,7 @@ export const EMPTY_DATABASE_RULE = `no organization (archived ones included) and
 export const DEMO_ORGANIZATION_NAME = 'Northwind Trading';
 export const DEMO_USER_EMAIL = 'demo@northwind.example';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- rows of many entities, read and written by field name
 type Row = Record<string, any>;
 
 export interface DemoSummary {
@@ -230,7 +231,16 @@ const ONBOARDING = {
 };
 
 /** Document families of the store, with their content objects (index 0 the original, 1 a rendition). */
-const FAMILIES: { key: string; path: string; summary: string; size: number; metadata: Record<string, unknown>; status?: string; mimeType: string; renditions: number }[] = [
+const FAMILIES: {
+  key: string;
+  path: string;
+  summary: string;
+  size: number;
+  metadata: Record<string, unknown>;
+  status?: string;
+  mimeType: string;
+  renditions: number;
+}[] = [
   {
     key: 'msa',
     path: 'suppliers/harbour-shipping/master-services-agreement-2025.pdf',
@@ -299,7 +309,10 @@ async function notEmpty(ctx: RequestContext): Promise<string | undefined> {
   const organizations = await count(ctx, 'select count(*) as n from organization');
   const users = await count(ctx, 'select count(*) as n from platform_user where email <> ?', [BOOTSTRAP_ADMIN_EMAIL]);
   if (organizations === 0 && users === 0) return undefined;
-  const found = [organizations ? `${organizations} organization${organizations === 1 ? '' : 's'}` : '', users ? `${users} user${users === 1 ? '' : 's'} besides ${BOOTSTRAP_ADMIN_EMAIL}` : '']
+  const found = [
+    organizations ? `${organizations} organization${organizations === 1 ? '' : 's'}` : '',
+    users ? `${users} user${users === 1 ? '' : 's'} besides ${BOOTSTRAP_ADMIN_EMAIL}` : '',
+  ]
     .filter(Boolean)
     .join(' and ');
   return `the database already holds ${found}; the demo loads only into an empty database (${EMPTY_DATABASE_RULE}). Nothing was written.`;
@@ -337,7 +350,13 @@ interface Written {
 
 async function writeDemo(tx: RequestContext): Promise<Written> {
   // Users are platform-wide: the system creates them. The demo user then writes everything else.
-  const demoUser = await create(tx, 'users', { email: DEMO_USER_EMAIL, firstName: 'Dana', lastName: 'Whitfield', title: 'Operations lead', businessGroup: 'Operations' });
+  const demoUser = await create(tx, 'users', {
+    email: DEMO_USER_EMAIL,
+    firstName: 'Dana',
+    lastName: 'Whitfield',
+    title: 'Operations lead',
+    businessGroup: 'Operations',
+  });
   const people: Record<Person, Row> = { demo: demoUser } as Record<Person, Row>;
   for (const { key, ...body } of COLLEAGUES) people[key] = await create(tx, 'users', body);
 
@@ -423,7 +442,14 @@ async function writeDemo(tx: RequestContext): Promise<Written> {
         metadata: rendition ? { extractedBy: 'demo' } : {},
         source: rendition
           ? { mime_type: 'text/plain', document_family_id: created.id }
-          : { mime_type: family.mimeType, original_filename: filename, original_path: family.path, connector: 'upload', document_family_id: created.id, created: received },
+          : {
+              mime_type: family.mimeType,
+              original_filename: filename,
+              original_path: family.path,
+              connector: 'upload',
+              document_family_id: created.id,
+              created: received,
+            },
         created: received,
         modified: received,
       });
@@ -528,7 +554,13 @@ async function writeDemo(tx: RequestContext): Promise<Written> {
   for (const task of ONBOARDING.tasks) await createTask(onboarding.id, task);
 
   const expectedActivities = PROJECTS.find((p) => p.key === 'contracts')!.tasks.filter((t) => t.properties?.kind === CONTRACT_KIND).length;
-  const projectSummary = (row: Row, template?: string) => ({ id: row.id, name: row.name, slug: row.slug, tasks: taskCounts.get(row.id) ?? 0, ...(template ? { template } : {}) });
+  const projectSummary = (row: Row, template?: string) => ({
+    id: row.id,
+    name: row.name,
+    slug: row.slug,
+    tasks: taskCounts.get(row.id) ?? 0,
+    ...(template ? { template } : {}),
+  });
   return {
     actor,
     toLock,
@@ -586,7 +618,9 @@ export async function waitForDemoActivities(orm: MikroORM, summary: DemoSummary,
   const em = orm.em.fork();
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const rows: DemoActivity[] = await em.getConnection().execute('select title, status from activity where project_id = ? order by created_on', [summary.triggeredProjectId]);
+    const rows: DemoActivity[] = await em
+      .getConnection()
+      .execute('select title, status from activity where project_id = ? order by created_on', [summary.triggeredProjectId]);
     const ended = rows.filter((r) => r.status === 'COMPLETED' || r.status === 'FAILED').length;
     if (ended >= summary.expectedActivities || Date.now() > deadline) return rows;
     await new Promise((resolve) => setTimeout(resolve, 100));

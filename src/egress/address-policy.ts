@@ -93,7 +93,11 @@ function specialRangeOf(address: ipaddr.IPv4 | ipaddr.IPv6): string | undefined 
 
 /** A host name as the URL parser leaves it: `[::1]` without brackets, lower case, no trailing dot or blanks around. */
 export function bareHost(hostname: string): string {
-  return hostname.trim().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '').toLowerCase();
+  return hostname
+    .trim()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '')
+    .toLowerCase();
 }
 
 export function isAddressLiteral(host: string): boolean {

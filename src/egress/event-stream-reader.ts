@@ -29,7 +29,8 @@ export class EventStreamReader {
     const cut = this.pending.endsWith('\r') ? this.pending.length - 1 : this.pending.length;
     const lines = this.pending.slice(0, cut).split(/\r\n|\r|\n/);
     this.pending = lines.pop()! + this.pending.slice(cut);
-    if (this.pending.length + this.dataLength > MAX_UPSTREAM_BODY_BYTES) throw new BadGatewayError(`the upstream sent an event larger than ${MAX_UPSTREAM_BODY_BYTES / (1024 * 1024)} MB`);
+    if (this.pending.length + this.dataLength > MAX_UPSTREAM_BODY_BYTES)
+      throw new BadGatewayError(`the upstream sent an event larger than ${MAX_UPSTREAM_BODY_BYTES / (1024 * 1024)} MB`);
     return lines.flatMap((line) => this.line(line));
   }
 

@@ -1,7 +1,17 @@
 import type { IncomingHttpHeaders } from 'node:http';
 
 /** Headers that describe one connection, not the message (RFC 9110 7.6.1): never carried across a proxy. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
 /** A message's headers as carried onwards: without hop-by-hop ones, those its `Connection` names, and `drop`. */
 export function endToEndHeaders(headers: IncomingHttpHeaders, drop: ReadonlySet<string> = new Set()): Record<string, string | string[]> {

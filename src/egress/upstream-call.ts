@@ -116,7 +116,11 @@ export class UpstreamExchange {
     if (this.timedOut || (code && TIMEOUT_CODES.has(code))) return new GatewayTimeoutError(`the upstream did not answer within ${this.timeoutMs / 1000} s`);
     if (this.first.signal?.aborted) return new BadGatewayError('the call was abandoned: the client went away');
     const host = this.current.url.host;
-    return new BadGatewayError(this.answered ? `the upstream ${host} broke off its answer (${code ?? 'connection closed'})` : `the upstream ${host} could not be reached (${code ?? 'connection failed'})`);
+    return new BadGatewayError(
+      this.answered
+        ? `the upstream ${host} broke off its answer (${code ?? 'connection closed'})`
+        : `the upstream ${host} could not be reached (${code ?? 'connection failed'})`,
+    );
   }
 
   private readonly cancel = (): void => this.controller.abort();

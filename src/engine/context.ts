@@ -9,9 +9,7 @@ import type { Memberships } from './tenancy';
 export type Credential = 'api-key' | 'basic' | 'bearer';
 
 /** Who is asking. Every service call carries one; permissions are decided from it alone. */
-export type Actor =
-  | { kind: 'user'; user: PlatformUser; isAdmin: boolean; credential: Credential; accessTokenId?: string }
-  | { kind: 'system' };
+export type Actor = { kind: 'user'; user: PlatformUser; isAdmin: boolean; credential: Credential; accessTokenId?: string } | { kind: 'system' };
 
 /** How records written on an actor's behalf name its kind (DocumentActorType): bearer and Basic callers are users. */
 export type ActorType = 'USER' | 'API_KEY' | 'SYSTEM';

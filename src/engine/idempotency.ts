@@ -32,11 +32,7 @@ export interface Lease {
 }
 
 /** What a request sent with a key may do. */
-export type Claim =
-  | { kind: 'run'; lease: Lease }
-  | { kind: 'replay'; answer: StoredAnswer }
-  | { kind: 'running' }
-  | { kind: 'mismatch' };
+export type Claim = { kind: 'run'; lease: Lease } | { kind: 'replay'; answer: StoredAnswer } | { kind: 'running' } | { kind: 'mismatch' };
 
 /**
  * The key's row, written before the handler runs: a new key, an expired one and an abandoned one are
@@ -85,7 +81,13 @@ export class IdempotencyStore {
   async claim(userId: string, key: string, requestHash: string): Promise<Claim> {
     const connection = this.connection();
     for (let attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
-      const [claimed] = await connection.execute<{ created_on: Date }[]>(CLAIM, [userId, key, requestHash, IDEMPOTENCY_TTL_HOURS, IDEMPOTENCY_ABANDONED_AFTER_SECONDS]);
+      const [claimed] = await connection.execute<{ created_on: Date }[]>(CLAIM, [
+        userId,
+        key,
+        requestHash,
+        IDEMPOTENCY_TTL_HOURS,
+        IDEMPOTENCY_ABANDONED_AFTER_SECONDS,
+      ]);
       if (claimed) return { kind: 'run', lease: { userId, key, startedOn: new Date(claimed.created_on) } };
       const [row] = await connection.execute<ExistingRow[]>(EXISTING, [userId, key, IDEMPOTENCY_TTL_HOURS]);
       if (!row) continue;

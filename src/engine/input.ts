@@ -117,9 +117,7 @@ export function checkValue(field: FieldMeta, raw: unknown): Checked {
     case 'reference':
       return isUuid(value) ? { value: value.toLowerCase() } : { issue: 'must be a UUID' };
     case 'enum':
-      return typeof value === 'string' && field.enum!.values.includes(value)
-        ? { value }
-        : { issue: `must be one of ${field.enum!.values.join(', ')}` };
+      return typeof value === 'string' && field.enum!.values.includes(value) ? { value } : { issue: `must be one of ${field.enum!.values.join(', ')}` };
     case 'stringArray':
       return checkStringArray(value);
     case 'json':

@@ -124,8 +124,11 @@ class Builder {
       if (!target) return undefined;
       const followed = this.alias();
       const condition = this.privacy(target, followed);
-      return condition && `exists (select 1 from ${this.table(target.entity)} ${followed}
-        where ${followed}."id" = ${alias}.${quote(this.column(resource.entity, field.name)!)} and ${condition})`;
+      return (
+        condition &&
+        `exists (select 1 from ${this.table(target.entity)} ${followed}
+        where ${followed}."id" = ${alias}.${quote(this.column(resource.entity, field.name)!)} and ${condition})`
+      );
     }
     const hiding = hidingFields(privacy, this.viewer === 'admin');
     if (hiding.length === 0) return undefined;
@@ -170,12 +173,14 @@ class Builder {
   embedded(field: FieldMeta, owner: EntityClass<object>, ownerAlias: string): string {
     const target = field.reference!.target();
     const alias = this.alias();
-    const values = fieldsOf(target).filter(isAnswered).map((f) => {
-      const column = this.column(target, f.name);
-      if (!column) return `null as ${quote(f.name)}`;
-      const value = `${alias}.${quote(column)}`;
-      return `${f.kind === 'dateTime' ? `to_char(${value} at time zone 'UTC', ${ISO_FORMAT})` : value} as ${quote(f.name)}`;
-    });
+    const values = fieldsOf(target)
+      .filter(isAnswered)
+      .map((f) => {
+        const column = this.column(target, f.name);
+        if (!column) return `null as ${quote(f.name)}`;
+        const value = `${alias}.${quote(column)}`;
+        return `${f.kind === 'dateTime' ? `to_char(${value} at time zone 'UTC', ${ISO_FORMAT})` : value} as ${quote(f.name)}`;
+      });
     for (const reference of fieldsOf(target).filter((f) => f.reference?.embed)) values.push(`null as ${quote(reference.reference!.relation)}`);
     const resource = this.resourceOf(target);
     const conditions = [
@@ -194,7 +199,6 @@ function storedFields(entity: EntityClass<object>, builder: Builder): { field: F
     return column ? [{ field, column }] : [];
   });
 }
-
 
 /**
  * `one`: the live row with id `$1` (embedded references included), and whether the caller may see it
@@ -279,7 +283,9 @@ export function relatedSortValue(
     }
     const resource = resourceOf(hop.target);
     if (resource) {
-      conditions.push(...[builder.live(resource, alias), builder.visible(resource, alias, builder.organization(resource, alias))].filter((c): c is string => !!c));
+      conditions.push(
+        ...[builder.live(resource, alias), builder.visible(resource, alias, builder.organization(resource, alias))].filter((c): c is string => !!c),
+      );
     }
     owner = hop.target;
     ownerAlias = alias;

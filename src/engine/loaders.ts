@@ -15,26 +15,30 @@ export class Loaders {
 
   /** Visible, live rows of an entity by id (null when missing or hidden). */
   byId<T extends object>(entity: EntityClass<T>): DataLoader<string, T | null> {
-    return this.memo(entity, () =>
-      new DataLoader<string, T | null>(async (ids) => {
-        const service = this.ctx.services.forEntity(entity);
-        const rows = service
-          ? ((await service.findByIds(this.ctx, ids)) as unknown as (T & { id: string })[])
-          : ((await this.ctx.em.find(entity, { id: { $in: [...ids] } } as never)) as (T & { id: string })[]);
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return ids.map((id) => byId.get(id) ?? null);
-      }),
+    return this.memo(
+      entity,
+      () =>
+        new DataLoader<string, T | null>(async (ids) => {
+          const service = this.ctx.services.forEntity(entity);
+          const rows = service
+            ? ((await service.findByIds(this.ctx, ids)) as unknown as (T & { id: string })[])
+            : ((await this.ctx.em.find(entity, { id: { $in: [...ids] } } as never)) as (T & { id: string })[]);
+          const byId = new Map(rows.map((row) => [row.id, row]));
+          return ids.map((id) => byId.get(id) ?? null);
+        }),
     );
   }
 
   /** The page of `service` rows whose `foreignKey` points at each parent id. */
   children(service: ResourceService, foreignKey: string, params: ListParams): DataLoader<string, PageResult<object>> {
     const key = `${service.resource.path}|${foreignKey}|${JSON.stringify(params)}`;
-    return this.memo(key, () =>
-      new DataLoader<string, PageResult<object>>(async (parentIds) => {
-        const pages = await service.listByParents(this.ctx, foreignKey, parentIds, params);
-        return parentIds.map((id) => pages.get(id)!);
-      }),
+    return this.memo(
+      key,
+      () =>
+        new DataLoader<string, PageResult<object>>(async (parentIds) => {
+          const pages = await service.listByParents(this.ctx, foreignKey, parentIds, params);
+          return parentIds.map((id) => pages.get(id)!);
+        }),
     );
   }
 

@@ -25,7 +25,8 @@ export class ModuleRegistry {
         parts.set(entity, [...(parts.get(entity) ?? []), rules]);
       }
       for (const [operationId, handler] of Object.entries(module.operations ?? {})) {
-        if (!declared.has(operationId)) throw new Error(`module ${module.name} handles operation ${operationId}, which the operation catalogue does not declare`);
+        if (!declared.has(operationId))
+          throw new Error(`module ${module.name} handles operation ${operationId}, which the operation catalogue does not declare`);
         const owner = owners.get(operationId);
         if (owner) throw new Error(`operation ${operationId} is handled by modules ${owner} and ${module.name}`);
         owners.set(operationId, module.name);

@@ -8,7 +8,13 @@ import type { ListParams } from './resource-service';
  * registered. An operation answering a page receives the list arguments (`page`, `pageSize`, `filter`,
  * `query`, `sort`), which the list checks.
  */
-export function runOperation(ctx: RequestContext, operation: DomainOperation, id: string | undefined, body: unknown, params: Record<string, string> = {}): Promise<object> {
+export function runOperation(
+  ctx: RequestContext,
+  operation: DomainOperation,
+  id: string | undefined,
+  body: unknown,
+  params: Record<string, string> = {},
+): Promise<object> {
   const handler = ctx.services.modules.handler(operation.operationId);
   const input = pageAnswerOf(operation) ? ({ ...(body as ListParams) } as Record<string, unknown>) : parseOperationInput(operation, body);
   return handler(ctx, id, input, params);

@@ -1,17 +1,18 @@
-import {
-  ForeignKeyConstraintViolationException,
-  raw,
-  sql,
-  type EntityClass,
-  type FilterQuery,
-  type FindOptions,
-} from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, raw, sql, type EntityClass, type FilterQuery, type FindOptions } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
 import { insertRow, storedRow, updateRow, type FollowingStatement } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, PreconditionFailedError, StaleChangeSequenceError, type ApiError } from '../errors/api-error';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  PreconditionFailedError,
+  StaleChangeSequenceError,
+  type ApiError,
+} from '../errors/api-error';
 import { entityTag, sequenceOfTag } from '../model/entity-tag';
 import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
 import { privacyFields, type WriteAction } from '../model/resource';
@@ -340,7 +341,12 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   async delete(ctx: RequestContext, id: string, parentId?: string, ifMatch?: IfMatch): Promise<void> {
     await ctx.transaction(async (tx) => {
-      const entity = (await this.underParent(tx, id, parentId, async () => tx.em.map(this.entity, (await this.lockForWrite(tx, id, 'delete')) as never) as T)) as Row;
+      const entity = (await this.underParent(
+        tx,
+        id,
+        parentId,
+        async () => tx.em.map(this.entity, (await this.lockForWrite(tx, id, 'delete')) as never) as T,
+      )) as Row;
       assertMatching(entity as unknown as T, ifMatch);
       await this.resource.rules.beforeDelete?.(tx, entity as unknown as T);
       const before = { ...entity } as unknown as T;
@@ -480,7 +486,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
       // Administrators see every related row but those private to other users.
       if (viewer === 'admin' && !hops.some((hop) => resourceOf(hop.target)?.privacy)) continue;
-      const related = relatedSortValue({ hops, property: properties[properties.length - 1] }, { entity: this.entity, alias: 'e0' }, ctx.em.getMetadata(), resourceOf, viewer);
+      const related = relatedSortValue(
+        { hops, property: properties[properties.length - 1] },
+        { entity: this.entity, alias: 'e0' },
+        ctx.em.getMetadata(),
+        resourceOf,
+        viewer,
+      );
       const bindings: unknown[] = [];
       const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
         bindings.push(callerValues[name]);
@@ -644,7 +656,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const target = field.reference!.target();
     const [referenced] = await ctx.em.createQueryBuilder(target).select(within).where({ id }).execute('all', true);
     const value = (referenced as Record<string, unknown> | undefined)?.[within];
-    if (String(value).toLowerCase() !== String(row[within]).toLowerCase()) throw BadRequestError.forField(field.name, `${target.name} ${id} is not one of this ${this.resource.name}'s ${within}`);
+    if (String(value).toLowerCase() !== String(row[within]).toLowerCase())
+      throw BadRequestError.forField(field.name, `${target.name} ${id} is not one of this ${this.resource.name}'s ${within}`);
   }
 
   /**

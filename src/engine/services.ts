@@ -23,7 +23,7 @@ export interface EngineOptions {
 }
 
 // The members the modules declared are members of every Services (merged with the class below).
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
 export interface Services extends ModuleDependencies {}
 
 /** The service of every registered resource, with the rules its module registered, found by path or by entity class. */

@@ -129,7 +129,9 @@ async function writerRows(ctx: RequestContext, resource: Resource, action: Write
     case 'self':
       return nest(path, ctx.user?.id ?? null);
     case 'owner':
-      return resource.scope.kind === 'organization' ? ofOrganizations(resource, (await memberships(ctx)).owner) : nest(path, { $in: [...(await memberships(ctx)).owner] });
+      return resource.scope.kind === 'organization'
+        ? ofOrganizations(resource, (await memberships(ctx)).owner)
+        : nest(path, { $in: [...(await memberships(ctx)).owner] });
     case 'member':
       return tenantRows(ctx, resource);
   }

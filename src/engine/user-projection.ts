@@ -145,4 +145,3 @@ function endsOnPrivateUserField(entity: EntityClass<object>, path: ResolvedPath)
 function refusal(parameter: string, shown: string): BadRequestError {
   return BadRequestError.forField(parameter, `"${shown}" is not a public field of a user: only ${[...PUBLIC_USER_FIELDS].join(', ')} may be used here`);
 }
-

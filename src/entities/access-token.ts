@@ -11,7 +11,11 @@ export class AccessToken extends BaseEntity {
   @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
-  @Attr.reference(() => PlatformUser, { writable: 'create', onDelete: 'cascade', description: 'The key\'s owner; only administrators may name another user than themselves' })
+  @Attr.reference(() => PlatformUser, {
+    writable: 'create',
+    onDelete: 'cascade',
+    description: "The key's owner; only administrators may name another user than themselves",
+  })
   userId!: string;
 
   @Attr.dateTime({ nullable: true, writable: 'create' })
@@ -23,7 +27,13 @@ export class AccessToken extends BaseEntity {
   @Attr.string({ writable: 'never', description: 'First 8 characters of the key, to recognise it' })
   tokenPrefix!: string;
 
-  @Attr.string({ nullable: true, writable: 'never', persist: false, responseRequired: false, description: 'The key itself: present once, in the answer that creates it' })
+  @Attr.string({
+    nullable: true,
+    writable: 'never',
+    persist: false,
+    responseRequired: false,
+    description: 'The key itself: present once, in the answer that creates it',
+  })
   token?: string | null;
 
   /** SHA-256 of the key, hex; never leaves the server. */

@@ -30,7 +30,11 @@ export class ActivityPlan extends SoftDeletableEntity {
       items: {
         type: 'object',
         properties: {
-          id: { type: 'string', description: 'Stable identifier, unique within the plan: a UUID given by the server when omitted (an update keeps the id of the step with the same ref)' },
+          id: {
+            type: 'string',
+            description:
+              'Stable identifier, unique within the plan: a UUID given by the server when omitted (an update keeps the id of the step with the same ref)',
+          },
           ref: { type: 'string', description: 'Unique within the plan; step-<n> (1-based position) when omitted' },
           name: { type: 'string' },
           stepType: { type: 'string', description: `One of ${PipelineStepType.values.join(', ')}` },

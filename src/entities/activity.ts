@@ -32,7 +32,13 @@ export class Activity extends BaseEntity {
   @Attr.json({ default: [], schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
   steps!: Record<string, unknown>[];
 
-  @Attr.reference(() => Trigger, { nullable: true, inverse: 'activities', onDelete: 'set null', within: 'projectId', description: 'The trigger that started it, if any (GraphQL `startedByTrigger`)' })
+  @Attr.reference(() => Trigger, {
+    nullable: true,
+    inverse: 'activities',
+    onDelete: 'set null',
+    within: 'projectId',
+    description: 'The trigger that started it, if any (GraphQL `startedByTrigger`)',
+  })
   startedByTriggerId?: string | null;
 
   @Attr.dateTime({ nullable: true })

@@ -59,7 +59,11 @@ export class ContentObject extends SoftDeletableEntity {
     default: [],
     schema: {
       type: 'array',
-      items: { type: 'object', additionalProperties: true, properties: { taxonPath: { type: 'string' }, taxonomyRef: { type: 'string' }, validation: { type: 'object', additionalProperties: true } } },
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { taxonPath: { type: 'string' }, taxonomyRef: { type: 'string' }, validation: { type: 'object', additionalProperties: true } },
+      },
     },
   })
   documentTaxonValidations!: Record<string, unknown>[];

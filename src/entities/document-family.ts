@@ -60,7 +60,7 @@ export class DocumentFamily extends SoftDeletableEntity {
     nullable: true,
     embed: true,
     onDelete: 'set null',
-    description: 'A status of a project of the family\'s organization; a body may also send documentStatus: {id}',
+    description: "A status of a project of the family's organization; a body may also send documentStatus: {id}",
   })
   documentStatusId?: string | null;
 
@@ -68,7 +68,11 @@ export class DocumentFamily extends SoftDeletableEntity {
     default: [],
     schema: {
       type: 'array',
-      items: { type: 'object', additionalProperties: true, properties: { taxonPath: { type: 'string' }, taxonomyRef: { type: 'string' }, validation: { type: 'object', additionalProperties: true } } },
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { taxonPath: { type: 'string' }, taxonomyRef: { type: 'string' }, validation: { type: 'object', additionalProperties: true } },
+      },
     },
   })
   documentTaxonValidations!: Record<string, unknown>[];

@@ -28,7 +28,11 @@ export const EXCEPTION_DETAILS_SCHEMA: JsonSchema = {
     statusCode: { type: 'integer' },
     validationErrors: {
       type: 'array',
-      items: { type: 'object', additionalProperties: true, properties: { description: { type: 'string' }, message: { type: 'string' }, option: { type: 'string' } } },
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { description: { type: 'string' }, message: { type: 'string' }, option: { type: 'string' } },
+      },
     },
   },
 };
@@ -39,7 +43,8 @@ export const EXCEPTION_DETAILS_SCHEMA: JsonSchema = {
 // One execution per idempotency key in an organization, whatever the race between two creates.
 @Unique({
   name: 'execution_organization_id_idempotency_key_unique',
-  expression: 'create unique index "execution_organization_id_idempotency_key_unique" on "execution" ("organization_id", "idempotency_key") where "idempotency_key" is not null',
+  expression:
+    'create unique index "execution_organization_id_idempotency_key_unique" on "execution" ("organization_id", "idempotency_key") where "idempotency_key" is not null',
 })
 export class Execution extends BaseEntity {
   @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'executions', onDelete: 'cascade' })
@@ -103,7 +108,10 @@ export class Execution extends BaseEntity {
   })
   statusDetails!: Record<string, unknown>;
 
-  @Attr.json({ default: { instances: [] }, schema: { type: 'object', additionalProperties: true, properties: { instances: { type: 'array', items: anyObject } } } })
+  @Attr.json({
+    default: { instances: [] },
+    schema: { type: 'object', additionalProperties: true, properties: { instances: { type: 'array', items: anyObject } } },
+  })
   targets!: Record<string, unknown>;
 
   @Attr.json({

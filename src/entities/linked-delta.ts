@@ -42,10 +42,15 @@ export class LinkedDelta extends BaseEntity {
     default: 'PENDING',
     writable: 'never',
     pattern: /^(PENDING|APPLIED|APPLIED_PARTIAL|FAILED)$/,
-    description: 'APPLIED (every operation applied), APPLIED_PARTIAL (some dropped), FAILED (none applied); PENDING only on rows stored before deltas were applied',
+    description:
+      'APPLIED (every operation applied), APPLIED_PARTIAL (some dropped), FAILED (none applied); PENDING only on rows stored before deltas were applied',
   })
   state!: string;
 
-  @Attr.string({ nullable: true, writable: 'never', description: 'Each dropped operation by index and cause, e.g. "operation 2 (update): data object <id> not found"; null when none was dropped' })
+  @Attr.string({
+    nullable: true,
+    writable: 'never',
+    description: 'Each dropped operation by index and cause, e.g. "operation 2 (update): data object <id> not found"; null when none was dropped',
+  })
   errorMessage?: string | null;
 }

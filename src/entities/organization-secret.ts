@@ -12,7 +12,14 @@ export class OrganizationSecret extends BaseEntity {
   @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'secrets', onDelete: 'cascade' })
   organizationId!: string;
 
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, pattern: /^[A-Z0-9_]+$/, searchable: true, description: 'Unique within the organization; `${secrets.NAME}` names it' })
+  @Attr.string({
+    required: true,
+    minLength: 1,
+    maxLength: 255,
+    pattern: /^[A-Z0-9_]+$/,
+    searchable: true,
+    description: 'Unique within the organization; `${secrets.NAME}` names it',
+  })
   name!: string;
 
   @Attr.string({ searchable: true })

@@ -7,13 +7,7 @@ import { Project } from './project';
 
 /** The domain events the server records (docs/operations.md); triggers listen to them. */
 export type EventType =
-  | 'task_created'
-  | 'task_status_changed'
-  | 'task_locked'
-  | 'task_unlocked'
-  | 'activity_completed'
-  | 'document_locked'
-  | 'knowledge_set_updated';
+  'task_created' | 'task_status_changed' | 'task_locked' | 'task_unlocked' | 'activity_completed' | 'document_locked' | 'knowledge_set_updated';
 
 /**
  * Something that happened in an organization, in one of its projects or in none (spec "PlatformEvent"):

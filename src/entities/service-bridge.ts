@@ -44,7 +44,10 @@ export class ServiceBridge extends SoftDeletableEntity {
           method: { type: 'string' },
           path: { type: 'string' },
           requestSchema: { type: 'object', additionalProperties: true },
-          headers: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } }, additionalProperties: true } },
+          headers: {
+            type: 'array',
+            items: { type: 'object', properties: { name: { type: 'string' }, value: { type: 'string' } }, additionalProperties: true },
+          },
         },
         additionalProperties: true,
       },

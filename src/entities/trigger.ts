@@ -47,7 +47,8 @@ export class Trigger extends BaseEntity {
 
   @Attr.json({
     nullable: true,
-    description: 'How the event becomes the activity inputs: an object of input name to JSONata expression over the event, or null. An expression that does not parse is 400 naming inputMapping.<name>',
+    description:
+      'How the event becomes the activity inputs: an object of input name to JSONata expression over the event, or null. An expression that does not parse is 400 naming inputMapping.<name>',
   })
   inputMapping?: unknown;
 

@@ -1,8 +1,4 @@
-import {
-  ForeignKeyConstraintViolationException,
-  NotNullConstraintViolationException,
-  UniqueConstraintViolationException,
-} from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, NotNullConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ApiError, BadRequestError, ConflictError, InternalError, ServiceUnavailableError } from './api-error';
 import { logger } from '../logging/logger';
 

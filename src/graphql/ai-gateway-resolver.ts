@@ -13,7 +13,9 @@ export class AiGatewayResolver {
       'the model named as in the catalogue, reasoning only for models with reasoning_output',
   })
   chatCompletion(
-    @Arg('input', () => JSONScalar, { description: '{model, messages: [{role, content}], tools?, ...further OpenAI-compatible parameters}; stream: true is refused' })
+    @Arg('input', () => JSONScalar, {
+      description: '{model, messages: [{role, content}], tools?, ...further OpenAI-compatible parameters}; stream: true is refused',
+    })
     input: unknown,
     @Ctx() { ctx }: GraphqlContext,
   ): Promise<JsonObject> {

@@ -71,8 +71,7 @@ export function formatGraphqlError(formatted: GraphQLFormattedError, error: unkn
   const original = rootCause(error);
   const code = formatted.extensions?.code;
   const clientError =
-    !(original instanceof ApiError) &&
-    ((typeof code === 'string' && CLIENT_CODES.has(code)) || (original instanceof GraphQLError && !original.originalError));
+    !(original instanceof ApiError) && ((typeof code === 'string' && CLIENT_CODES.has(code)) || (original instanceof GraphQLError && !original.originalError));
   if (clientError) {
     const message = isEngineFailure(error, formatted.message) ? UNREADABLE_REQUEST : formatted.message;
     // The status the answer carries, so that the code agrees with it.

@@ -23,7 +23,7 @@ export const MAX_DOCUMENT_TOKENS = 25_000;
 function exceedsTokenLimit(query: string): boolean {
   const lexer = new Lexer(new Source(query));
   try {
-    for (let tokens = 0; lexer.advance().kind !== TokenKind.EOF; ) if (++tokens > MAX_DOCUMENT_TOKENS) return true;
+    for (let tokens = 0; lexer.advance().kind !== TokenKind.EOF;) if (++tokens > MAX_DOCUMENT_TOKENS) return true;
   } catch {
     // Not lexable: the parser reports it, with its position.
   }

@@ -47,7 +47,9 @@ export const depthRule: ValidationRule = (context) => {
       fragments ??= fragmentHeights(context);
       if (heightOf(operation.selectionSet, fragments) <= MAX_QUERY_DEPTH) return;
       const name = operation.name ? `"${operation.name.value}"` : 'the operation';
-      context.reportError(new GraphQLError(`query is too deep: ${name} nests fields deeper than the maximum depth of ${MAX_QUERY_DEPTH}`, { nodes: operation }));
+      context.reportError(
+        new GraphQLError(`query is too deep: ${name} nests fields deeper than the maximum depth of ${MAX_QUERY_DEPTH}`, { nodes: operation }),
+      );
     },
   };
 };
@@ -193,7 +195,12 @@ export function costLimitPlugin(schema: GraphQLSchema): ApolloServerPlugin<Graph
  * too large to estimate; nothing when graphql will refuse its variables itself. Used by the cost-limit
  * plugin of /graphql over HTTP and by subscriptions.
  */
-export function assertAffordable(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
+export function assertAffordable(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): void {
   if (!variablesAreValid(schema, operation, variables)) return;
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
@@ -206,9 +213,7 @@ export function assertAffordable(schema: GraphQLSchema, document: DocumentNode, 
     );
   }
   if (nesting > MAX_SELECTION_NESTING) {
-    throw refusal(
-      `query is too large to estimate its cost: selections nest ${nesting} levels counting fragments, above the limit of ${MAX_SELECTION_NESTING}`,
-    );
+    throw refusal(`query is too large to estimate its cost: selections nest ${nesting} levels counting fragments, above the limit of ${MAX_SELECTION_NESTING}`);
   }
   let cost: number;
   try {

@@ -97,7 +97,12 @@ export function mutationBudgetPlugin(schema: GraphQLSchema, budget: MutationBudg
  * fields of one response name counted once, @skip/@include applied, `__typename` not counted. Each
  * selection is visited once, so hostile documents cost no more than their size.
  */
-export function rootFieldCount(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): number {
+export function rootFieldCount(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): number {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);

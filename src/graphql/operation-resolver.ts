@@ -50,7 +50,11 @@ export function operationResolver(operations: readonly DomainOperation[], resour
     let index = 0;
     if (takesId) Arg('id', () => ID)(prototype, method, index++);
     for (const argument of argumentsOf) {
-      Arg(argument.name, GRAPHQL_TYPES[argument.kind] as () => typeof String, { nullable: !argument.required, description: argument.description })(prototype, method, index++);
+      Arg(argument.name, GRAPHQL_TYPES[argument.kind] as () => typeof String, { nullable: !argument.required, description: argument.description })(
+        prototype,
+        method,
+        index++,
+      );
     }
     Ctx()(prototype, method, index);
   }

@@ -14,7 +14,13 @@ let built: GraphQLSchema | undefined;
 /** The GraphQL schema of all registered resources and domain operations (type-graphql's metadata is global, so it is built once). */
 export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchema {
   if (!built) {
-    const resolvers = [AccountResolver, AiGatewayResolver, operationResolver(operations, resources), ...resources.map((resource) => resourceResolver(resource, resources)), SubscriptionResolver] as [Function, ...Function[]];
+    const resolvers = [
+      AccountResolver,
+      AiGatewayResolver,
+      operationResolver(operations, resources),
+      ...resources.map((resource) => resourceResolver(resource, resources)),
+      SubscriptionResolver,
+    ] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: noPubSub });
     explainEnumRefusals(built);
   }

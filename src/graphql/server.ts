@@ -16,7 +16,10 @@ import { buildGraphqlSchema } from './schema';
 import { subscriptionsOverWebSocket } from './subscription-resolver';
 
 /** The /graphql endpoint: Apollo over the registered resources, with the request's context; `budget` counts mutations. */
-export async function graphqlHandler(resources: readonly Resource[], budget: MutationBudget = DEFAULT_MUTATION_BUDGET): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
+export async function graphqlHandler(
+  resources: readonly Resource[],
+  budget: MutationBudget = DEFAULT_MUTATION_BUDGET,
+): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
     gateway: jitGateway(schema),
@@ -32,10 +35,20 @@ export async function graphqlHandler(resources: readonly Resource[], budget: Mut
     stringifyResult: (result) => JSON.stringify(result),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
-    plugins: [ApolloServerPluginLandingPageDisabled(), ApolloServerPluginCacheControlDisabled(), costLimitPlugin(schema), mutationBudgetPlugin(schema, budget), subscriptionsOverWebSocket, graphqlOverHttpPlugin()],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      ApolloServerPluginCacheControlDisabled(),
+      costLimitPlugin(schema),
+      mutationBudgetPlugin(schema, budget),
+      subscriptionsOverWebSocket,
+      graphqlOverHttpPlugin(),
+    ],
   });
   await server.start();
   const middleware = expressMiddleware(server, { context: async ({ req }) => graphqlContextOf(req) });
   // A body of another type is 415 before Apollo sees it (Apollo would answer 400, or its CSRF refusal).
-  return { handler: [requireJsonContent(GRAPHQL_MEDIA_TYPES), express.json({ limit: BODY_LIMIT }), graphqlNestingGuard, middleware], stop: () => server.stop() };
+  return {
+    handler: [requireJsonContent(GRAPHQL_MEDIA_TYPES), express.json({ limit: BODY_LIMIT }), graphqlNestingGuard, middleware],
+    stop: () => server.stop(),
+  };
 }

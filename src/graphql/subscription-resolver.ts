@@ -65,7 +65,8 @@ export class SubscriptionResolver {
   }
 
   @Subscription(() => PlatformEvent, {
-    description: 'Every platform event recorded in the project from now on, of the given types only when eventTypes is given. FORBIDDEN when the caller may not read the project.',
+    description:
+      'Every platform event recorded in the project from now on, of the given types only when eventTypes is given. FORBIDDEN when the caller may not read the project.',
     subscribe: async ({ args, context }: { args: Record<string, unknown>; context: LiveContext }) => {
       const live = liveOf(context);
       const types = eventTypesArgument(args.eventTypes);
@@ -80,13 +81,15 @@ export class SubscriptionResolver {
   platformEventRecorded(
     @Root() event: PlatformEvent,
     @Arg('projectId', () => ID) _projectId: string,
-    @Arg('eventTypes', () => [String], { nullable: true, description: 'Only events of these types (eventType); all when omitted' }) _eventTypes?: string[] | null,
+    @Arg('eventTypes', () => [String], { nullable: true, description: 'Only events of these types (eventType); all when omitted' })
+    _eventTypes?: string[] | null,
   ): PlatformEvent {
     return event;
   }
 
   @Subscription(() => Activity, {
-    description: 'The activity each time it changes (status, steps ...) from now on; the subscription completes when the activity is deleted. FORBIDDEN when the caller may not read it.',
+    description:
+      'The activity each time it changes (status, steps ...) from now on; the subscription completes when the activity is deleted. FORBIDDEN when the caller may not read it.',
     subscribe: async ({ args, context }: { args: Record<string, unknown>; context: LiveContext }) => {
       const live = liveOf(context);
       const id = idArgument('id', args.id);

@@ -79,10 +79,7 @@ class EventLoopMonitor {
       .slice(0, MAX_NAMED_REQUESTS)
       .map(([req]) => ({ requestId: requestIdOf(req)!, method: req.method!, url: (req as Request).originalUrl }));
     const stall = { lagMs: Math.round(lagMs), requestIds: running.map((r) => r.requestId) };
-    logger.warn(
-      { lagMs: stall.lagMs, requestIds: stall.requestIds, requests: running },
-      `event loop blocked for ${stall.lagMs} ms`,
-    );
+    logger.warn({ lagMs: stall.lagMs, requestIds: stall.requestIds, requests: running }, `event loop blocked for ${stall.lagMs} ms`);
     for (const listener of this.listeners) listener(stall);
   }
 }

@@ -29,7 +29,14 @@ export class GracefulClose {
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     for (const res of this.answering) closeAfterAnswer(res);
     this.server.closeIdleConnections();
-    if (await within(closed.then(() => true), graceMs, false)) return 'drained';
+    if (
+      await within(
+        closed.then(() => true),
+        graceMs,
+        false,
+      )
+    )
+      return 'drained';
     this.server.closeAllConnections();
     await closed;
     return 'forced';

@@ -29,7 +29,10 @@ export function healthHandler(orm: MikroORM, limits: RateLimits) {
   return async (_req: Request, res: Response): Promise<void> => {
     const [database, redis] = await Promise.all([within(orm.isConnected(), CHECK_TIMEOUT_MS, false), limits.redisReachable(CHECK_TIMEOUT_MS)]);
     const report: HealthReport = { status: state(database), database: state(database), ...(redis === undefined ? {} : { redis: state(redis) }) };
-    res.status(database ? 200 : 503).set('Cache-Control', 'no-store').json(report);
+    res
+      .status(database ? 200 : 503)
+      .set('Cache-Control', 'no-store')
+      .json(report);
   };
 }
 

@@ -154,7 +154,9 @@ export function rateLimitedError(decision: RateDecision): RateLimitedError {
       `rate limit exceeded: at most ${decision.userLimit} requests per minute for all API keys and bearer tokens of this user together (the user-wide limit); retry after ${decision.retryAfter} s`,
     );
   }
-  return new RateLimitedError(`rate limit exceeded: at most ${decision.limit} requests per minute and the burst limit per second; retry after ${decision.retryAfter} s`);
+  return new RateLimitedError(
+    `rate limit exceeded: at most ${decision.limit} requests per minute and the burst limit per second; retry after ${decision.retryAfter} s`,
+  );
 }
 
 /**

@@ -112,7 +112,8 @@ async function finishOrHandBack(runner: Runner, pool: WorkerPool | undefined, gr
   // Once forced, the graceful stop reports the jobs cut off as an error: expected then.
   const stopped = runner.stop('the server is shutting down').then(
     () => true,
-    (error: unknown) => (forced ? logger.debug({ err: error }, 'job workers stopped by force') : logger.error({ err: error }, 'the job workers did not stop cleanly')),
+    (error: unknown) =>
+      forced ? logger.debug({ err: error }, 'job workers stopped by force') : logger.error({ err: error }, 'the job workers did not stop cleanly'),
   );
   if (await within(stopped, graceMs, false)) return false;
   forced = true;
@@ -222,7 +223,9 @@ export class JobWorker {
       for (const { workerId } of rows) {
         if (this.ownWorkers.has(workerId)) continue;
         const key = [LIVENESS_LOCK_CLASS, workerId];
-        const { rows: [probe] } = await this.onLiveness<{ free: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as free', key);
+        const {
+          rows: [probe],
+        } = await this.onLiveness<{ free: boolean }>('select pg_try_advisory_lock($1, hashtext($2)) as free', key);
         if (!probe.free) continue;
         await this.onLiveness('select pg_advisory_unlock($1, hashtext($2))', key);
         dead.push(workerId);

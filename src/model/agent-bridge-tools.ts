@@ -36,7 +36,10 @@ export class AgentServiceBridgeCall {
   @Field(() => Boolean, { description: 'The status is 2xx' })
   ok!: boolean;
 
-  @Field(() => JSONScalar, { nullable: true, description: 'The body: parsed when it is JSON, else text; null when empty; its first 256 KB as text when longer' })
+  @Field(() => JSONScalar, {
+    nullable: true,
+    description: 'The body: parsed when it is JSON, else text; null when empty; its first 256 KB as text when longer',
+  })
   body!: unknown;
 
   @Field(() => Boolean, { description: 'The body was longer than 256 KB and is cut' })

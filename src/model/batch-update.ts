@@ -8,7 +8,9 @@ import { Field, ID, Int, ObjectType } from 'type-graphql';
 /** Operations one batch may carry. */
 export const BATCH_UPDATE_LIMIT = 1000;
 
-@ObjectType('BatchUpdateContentObject', { description: 'The content object an operation named, with its change sequence after the write (the current one on failure)' })
+@ObjectType('BatchUpdateContentObject', {
+  description: 'The content object an operation named, with its change sequence after the write (the current one on failure)',
+})
 export class BatchUpdateContentObject {
   @Field(() => ID)
   id!: string;

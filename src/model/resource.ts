@@ -25,9 +25,7 @@ export type Operations = Record<WriteAction, boolean>;
 export type Writer = 'anyone' | 'member' | 'owner' | 'self' | 'admin';
 
 /** How DELETE treats the row: flag it and hide it, flag it and keep it visible, or remove it. */
-export type DeleteMode =
-  | { kind: 'hard' }
-  | { kind: 'soft'; field: string; value: boolean; hide: boolean; stamp: boolean };
+export type DeleteMode = { kind: 'hard' } | { kind: 'soft'; field: string; value: boolean; hide: boolean; stamp: boolean };
 
 export type Paging = 'zero-based' | 'one-based';
 
@@ -134,7 +132,8 @@ function checkPrivacy(name: string, fields: FieldMeta[], privacy: Privacy): void
     return;
   }
   const owner = field(privacy.owner);
-  if (!owner.reference || (owner.options.writable ?? 'always') !== 'never') throw new Error(`${name}: the privacy owner ${privacy.owner} must be a server-set reference`);
+  if (!owner.reference || (owner.options.writable ?? 'always') !== 'never')
+    throw new Error(`${name}: the privacy owner ${privacy.owner} must be a server-set reference`);
   for (const property of Object.keys(privacy.privateWhen)) field(property);
 }
 

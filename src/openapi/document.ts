@@ -65,8 +65,18 @@ const idParameter = { name: 'id', in: 'path', required: true, schema: { type: 's
 const ROW_ETAG = { ETag: { schema: { type: 'string' }, description: 'Strong, "<id>.<changeSequence>": If-Match of a write names it' } };
 const PAGE_ETAG = { ETag: { schema: { type: 'string' }, description: "Weak, over the page's rows' ids and versions and the total" } };
 const DOCUMENT_ETAG = { ETag: { schema: { type: 'string' }, description: 'Strong, over the bytes of the document' } };
-const IF_NONE_MATCH = { name: 'If-None-Match', in: 'header', schema: { type: 'string' }, description: 'An ETag of the answer held: 304 with no body while it is current' };
-const IF_MATCH = { name: 'If-Match', in: 'header', schema: { type: 'string' }, description: 'The ETag of the version written over: 412 when the row is no longer at it' };
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  schema: { type: 'string' },
+  description: 'An ETag of the answer held: 304 with no body while it is current',
+};
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  schema: { type: 'string' },
+  description: 'The ETag of the version written over: 412 when the row is no longer at it',
+};
 
 /** The 304 of a GET answer marked with `etag`. */
 function notModified(etag: Record<string, unknown>): Record<string, unknown> {
@@ -120,9 +130,7 @@ function listParameters(resource: Resource): JsonSchema[] {
 /** Drops the operations the resource does not have (`operations`). */
 function served(resource: Resource, operations: Record<string, Operation>): Record<string, Operation> {
   const action = { post: 'create', put: 'update', delete: 'delete' } as const;
-  return Object.fromEntries(
-    Object.entries(operations).filter(([method]) => !(method in action) || resource.operations[action[method as keyof typeof action]]),
-  );
+  return Object.fromEntries(Object.entries(operations).filter(([method]) => !(method in action) || resource.operations[action[method as keyof typeof action]]));
 }
 
 function resourcePaths(resource: Resource): Record<string, Record<string, Operation>> {
@@ -161,7 +169,9 @@ function parentNoun(resource: Resource): string {
 /** The path parameter naming a nested collection's parent (`orgId`), none for the others. */
 function parentParameters(resource: Resource): JsonSchema[] {
   const parent = resource.parent;
-  return parent ? [{ name: parent.param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${parent.field} of every row` }] : [];
+  return parent
+    ? [{ name: parent.param, in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, description: `The ${parent.field} of every row` }]
+    : [];
 }
 
 /** The modules' rules, read for what they document. */
@@ -224,8 +234,7 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         tags,
         operationId: `update${name}`,
         summary: `Update ${withArticle(one)}`,
-        description:
-          `Writes the fields the body carries; a stale changeSequence is 409, an If-Match naming another version 412. GraphQL mutation \`update${name}\`.`,
+        description: `Writes the fields the body carries; a stale changeSequence is 409, an If-Match naming another version 412. GraphQL mutation \`update${name}\`.`,
         parameters: [...item, IF_MATCH],
         requestBody: { required: true, content: json(ref(`${name}UpdateRequest`)) },
         responses: { '200': ok('Updated', ref(name), ROW_ETAG), ...errors('400', '404', '409', '412') },
@@ -317,7 +326,13 @@ const PROXY_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const
  */
 function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
   const bridge = { ...idParameter, description: 'The service bridge (readable by the caller)' };
-  const endpointName = { name: 'endpointName', in: 'path', required: true, schema: { type: 'string' }, description: "The endpoint's name; unknown: 404 listing the bridge's endpoints" };
+  const endpointName = {
+    name: 'endpointName',
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+    description: "The endpoint's name; unknown: 404 listing the bridge's endpoints",
+  };
   const proxy = (operationId: string, summary: string, description: string, parameters: JsonSchema[]) =>
     Object.fromEntries(
       PROXY_METHODS.map((method) => [
@@ -328,7 +343,9 @@ function bridgeProxyPaths(): Record<string, Record<string, Operation>> {
           summary,
           description: `${description} The upstream's own status comes back as it is; 200 stands for all of them.`,
           parameters,
-          ...(method === 'get' || method === 'head' || method === 'delete' ? {} : { requestBody: { required: false, content: json({ description: 'Passed on as JSON' }) } }),
+          ...(method === 'get' || method === 'head' || method === 'delete'
+            ? {}
+            : { requestBody: { required: false, content: json({ description: 'Passed on as JSON' }) } }),
           responses: {
             '200': {
               ...ok("The upstream's answer: its status, content type and body as it sent them; 200 [] without a call when a required field is missing"),
@@ -381,7 +398,8 @@ function aiGatewayPaths(): Record<string, Record<string, Operation>> {
               'text/event-stream': {
                 schema: {
                   type: 'string',
-                  description: 'With stream: true: events "data: <ChatCompletion chunk JSON>", then "data: [DONE]"; a failure after the first chunk: "event: error" with "data: <Error JSON>"',
+                  description:
+                    'With stream: true: events "data: <ChatCompletion chunk JSON>", then "data: [DONE]"; a failure after the first chunk: "event: error" with "data: <Error JSON>"',
                 },
               },
             },
@@ -411,7 +429,12 @@ const chatSchemas: Record<string, JsonSchema> = {
     properties: {
       role: { type: 'string', description: 'system, user, assistant, tool ...' },
       // null matches the first branch alone (nullable only counts beside a type).
-      content: { oneOf: [{ type: 'string', nullable: true }, { type: 'array', items: ref('ChatContentPart') }] },
+      content: {
+        oneOf: [
+          { type: 'string', nullable: true },
+          { type: 'array', items: ref('ChatContentPart') },
+        ],
+      },
     },
     required: ['role'],
     additionalProperties: true,
@@ -434,7 +457,8 @@ const chatSchemas: Record<string, JsonSchema> = {
   },
   ChatCompletion: {
     type: 'object',
-    description: "The provider's answer as it sent it, but model (the catalogue name) and, unless the model has reasoning_output, without reasoning in its messages",
+    description:
+      "The provider's answer as it sent it, but model (the catalogue name) and, unless the model has reasoning_output, without reasoning in its messages",
     properties: {
       id: { type: 'string' },
       object: { type: 'string' },
@@ -484,13 +508,19 @@ const sharedSchemas: Record<string, JsonSchema> = {
   UpstreamError: {
     allOf: [
       ref('Error'),
-      { type: 'object', properties: { upstreamStatus: { type: 'integer', format: 'int32', description: "The upstream's status, when it answered with an error status" } } },
+      {
+        type: 'object',
+        properties: { upstreamStatus: { type: 'integer', format: 'int32', description: "The upstream's status, when it answered with an error status" } },
+      },
     ],
   },
   ConflictError: {
     allOf: [
       ref('Error'),
-      { type: 'object', properties: { currentChangeSequence: { type: 'integer', format: 'int32', description: 'Present when the changeSequence sent was stale' } } },
+      {
+        type: 'object',
+        properties: { currentChangeSequence: { type: 'integer', format: 'int32', description: 'Present when the changeSequence sent was stale' } },
+      },
     ],
   },
   SortObject: {
@@ -585,7 +615,10 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         NotFound: errorResponse('No resource with the given id'),
         Conflict: errorResponse('Uniqueness violation, stale changeSequence, or a request with the same Idempotency-Key still running', 'ConflictError'),
         PreconditionFailed: errorResponse('If-Match names no current version of the row; currentChangeSequence says where it is', 'ConflictError'),
-        BadGateway: errorResponse('The upstream service answered an error status (upstreamStatus), could not be reached, broke off, redirected too often or answered more than 10 MB', 'UpstreamError'),
+        BadGateway: errorResponse(
+          'The upstream service answered an error status (upstreamStatus), could not be reached, broke off, redirected too often or answered more than 10 MB',
+          'UpstreamError',
+        ),
         GatewayTimeout: errorResponse('The upstream service did not answer in time'),
         TooManyRequests: {
           ...errorResponse(
@@ -608,14 +641,25 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         'X-RateLimit-Reset': { description: 'Epoch seconds at which the minute window resets', schema: { type: 'integer' } },
       },
       securitySchemes: {
-        'x-api-key': { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'An API key from POST /api/access-tokens (legacy header x-access-token also accepted)' },
-        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: "A JWT from the identity provider (issuer, audience and expiry checked)" },
+        'x-api-key': {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-api-key',
+          description: 'An API key from POST /api/access-tokens (legacy header x-access-token also accepted)',
+        },
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: 'A JWT from the identity provider (issuer, audience and expiry checked)',
+        },
       },
     },
   };
   return withTags(withHeadOperations(withBodyLimits(withIdempotencyKeys(document))), resources);
 }
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is a JSON tree, walked by key
 type PathItems = Record<string, Record<string, any>>;
 
 /**
@@ -623,7 +667,7 @@ type PathItems = Record<string, Record<string, any>>;
  * JSON (rest/json-body.ts). Writes that read a body they do not document (PUT /api/tasks/{id}/lock)
  * list BODY_ERRORS themselves.
  */
-function withBodyLimits<T extends Record<string, any>>(document: T): T {
+function withBodyLimits<T extends Record<string, unknown>>(document: T): T {
   for (const item of Object.values(document.paths as PathItems)) {
     for (const operation of Object.values(item)) {
       if (operation?.requestBody) {
@@ -639,7 +683,7 @@ function withBodyLimits<T extends Record<string, any>>(document: T): T {
  * HEAD twin, with the same parameters and statuses and no bodies (a path that declares its own HEAD
  * keeps it).
  */
-function withHeadOperations<T extends Record<string, any>>(document: T): T {
+function withHeadOperations<T extends Record<string, unknown>>(document: T): T {
   const paths = document.paths as PathItems;
   for (const [path, item] of Object.entries(paths)) {
     const get = item.get;
@@ -650,9 +694,18 @@ function withHeadOperations<T extends Record<string, any>>(document: T): T {
       summary: `${get.summary} (headers only)`,
       description: `GET ${path} without the body: the same statuses and headers.`,
       ...(get.parameters ? { parameters: [...get.parameters] } : {}),
-      responses: Object.fromEntries(Object.entries(get.responses as Record<string, any>).map(([status, answer]) => [status, withoutContent(answer)])),
+      responses: Object.fromEntries(Object.entries(get.responses as PathItems).map(([status, answer]) => [status, withoutContent(answer)])),
     };
-    paths[path] = Object.fromEntries(Object.entries(item).flatMap(([method, operation]) => (method === 'get' ? [[method, operation], ['head', head]] : [[method, operation]])));
+    paths[path] = Object.fromEntries(
+      Object.entries(item).flatMap(([method, operation]) =>
+        method === 'get'
+          ? [
+              [method, operation],
+              ['head', head],
+            ]
+          : [[method, operation]],
+      ),
+    );
   }
   return document;
 }
@@ -664,7 +717,7 @@ function withoutContent(answer: Record<string, unknown>): Record<string, unknown
 }
 
 /** Declares every tag the operations use, once: the collections' first, then the others (OTHER_TAGS). */
-function withTags<T extends Record<string, any>>(document: T, resources: readonly Resource[]): T {
+function withTags<T extends Record<string, unknown>>(document: T, resources: readonly Resource[]): T {
   const declared = resources.map((resource) => ({ name: tagOf(resource), description: tagDescription(resource) }));
   const used = new Set(Object.values(document.paths as PathItems).flatMap((item) => Object.values(item).flatMap((operation) => operation.tags as string[])));
   for (const name of used) {

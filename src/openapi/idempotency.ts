@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER } from '../rest/idempotency';
 import { IDEMPOTENCY_TTL_HOURS } from '../engine/idempotency';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is a JSON tree, walked by key
 type Node = Record<string, any>;
 
 /** POSTs that do not take the header: the account callback runs before the caller is known (rest/idempotency.ts is mounted after). */

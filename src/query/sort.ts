@@ -21,7 +21,14 @@ export function parseSort(entity: EntityClass<object>, raw: string | string[] | 
     const unstorable = unstorableText(param);
     if (unstorable) throw BadRequestError.forField('sort', unstorable);
     const commaForm = allowCommaForm && !param.includes(':') && !param.includes(';');
-    const pieces = commaForm ? [param.split(',').map((s) => s.trim()).join(':')] : param.split(';');
+    const pieces = commaForm
+      ? [
+          param
+            .split(',')
+            .map((s) => s.trim())
+            .join(':'),
+        ]
+      : param.split(';');
     for (const piece of pieces) terms.push(parseTerm(entity, piece.trim()));
   }
   return terms;

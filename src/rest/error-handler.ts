@@ -15,7 +15,8 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
 
 /** Failures of Express and its body parser to read the request are the client's. */
 function clientErrorOf(error: unknown): unknown {
-  if (isBodyParserError(error) && error.type === 'entity.too.large') return new PayloadTooLargeError(`request body is larger than the limit of ${megabytes(error.limit)}`);
+  if (isBodyParserError(error) && error.type === 'entity.too.large')
+    return new PayloadTooLargeError(`request body is larger than the limit of ${megabytes(error.limit)}`);
   if (isBodyParserError(error)) return new BadRequestError(`request body could not be read: ${error.message}`);
   if (isPathDecodingError(error)) return new BadRequestError('a path parameter is not valid percent-encoded UTF-8');
   return error;

@@ -20,7 +20,12 @@ export class EventStreamAnswer implements ChatStreamSink {
 
   chunk(data: string): Promise<void> {
     if (!this.begun) this.begin();
-    return this.write(`${data.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`);
+    return this.write(
+      `${data
+        .split('\n')
+        .map((line) => `data: ${line}`)
+        .join('\n')}\n\n`,
+    );
   }
 
   end(): void {

@@ -53,7 +53,7 @@ export function idempotency(store: IdempotencyStore): RequestHandler {
       return graphqlContent(req, res, (refused?: unknown) => {
         if (refused) return next(refused);
         readJson(req, res, (error?: unknown) => {
-        if (error) return next(error);
+          if (error) return next(error);
           // Queries are reads: the header is ignored.
           if (!isMutation(req.body)) return next();
           void idempotent(store, req, res, next, rawGraphqlBodies.get(req));
@@ -150,7 +150,9 @@ function bodyOf(args: unknown[]): Buffer {
 
 /** SHA-256 of the method, the path with its query string and the canonical body. */
 function requestHash(req: Request, body: Buffer | undefined): string {
-  return createHash('sha256').update(`${req.method} ${req.originalUrl}\n${canonicalBody(body)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${req.method} ${req.originalUrl}\n${canonicalBody(body)}`)
+    .digest('hex');
 }
 
 /**

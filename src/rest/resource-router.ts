@@ -56,13 +56,17 @@ export function resourceRouter(resource: Resource): Router {
   });
 
   if (!create) router.post('/', refuse(collectionMethods));
-  else router.post('/', body, async (req: Request, res: Response) => {
-    const ctx = contextOf(req);
-    const { row, created } = await service(req).createOrReplay(ctx, req.body, parentIdOf(req, resource));
-    tagRow(res, row);
-    // A create that repeats an earlier one (idempotency key) wrote nothing: 200 with the earlier row.
-    res.status(created ? 201 : 200).location(`${req.baseUrl}/${row.id}`).json(await present(ctx, resource, row));
-  });
+  else
+    router.post('/', body, async (req: Request, res: Response) => {
+      const ctx = contextOf(req);
+      const { row, created } = await service(req).createOrReplay(ctx, req.body, parentIdOf(req, resource));
+      tagRow(res, row);
+      // A create that repeats an earlier one (idempotency key) wrote nothing: 200 with the earlier row.
+      res
+        .status(created ? 201 : 200)
+        .location(`${req.baseUrl}/${row.id}`)
+        .json(await present(ctx, resource, row));
+    });
 
   router.get('/:id', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
@@ -76,18 +80,20 @@ export function resourceRouter(resource: Resource): Router {
   });
 
   if (!update) router.put('/:id', refuse(itemMethods));
-  else router.put('/:id', body, async (req: Request, res: Response) => {
-    const ctx = contextOf(req);
-    const row = await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource), ifMatchOf(req));
-    tagRow(res, row);
-    res.json(await present(ctx, resource, row));
-  });
+  else
+    router.put('/:id', body, async (req: Request, res: Response) => {
+      const ctx = contextOf(req);
+      const row = await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource), ifMatchOf(req));
+      tagRow(res, row);
+      res.json(await present(ctx, resource, row));
+    });
 
   if (!remove) router.delete('/:id', refuse(itemMethods));
-  else router.delete('/:id', async (req: Request, res: Response) => {
-    await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource), ifMatchOf(req));
-    res.status(204).end();
-  });
+  else
+    router.delete('/:id', async (req: Request, res: Response) => {
+      await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource), ifMatchOf(req));
+      res.status(204).end();
+    });
 
   return router;
 }

@@ -50,7 +50,10 @@ function appendToUp(file: string, statements: string[]): void {
   if (statements.length === 0) return;
   const text = readFileSync(file, 'utf8');
   const escape = (sql: string) => sql.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
-  const lines = ['    // Tenant keys and liveness flags of the tables below an organization, kept by the database.', ...statements.map((sql) => `    this.addSql(\`${escape(sql)};\`);`)];
+  const lines = [
+    '    // Tenant keys and liveness flags of the tables below an organization, kept by the database.',
+    ...statements.map((sql) => `    this.addSql(\`${escape(sql)};\`);`),
+  ];
   const down = text.indexOf('  override async down()');
   const end = text.lastIndexOf('  }', down === -1 ? text.length : down);
   writeFileSync(file, `${text.slice(0, end)}${lines.join('\n')}\n${text.slice(end)}`);

@@ -35,14 +35,17 @@ const statusesOf = (answers: Answer[]) => answers.map((a) => a.status).sort();
 const times = <T>(n: number, make: (i: number) => T): T[] => Array.from({ length: n }, (_, i) => make(i));
 
 describe('one row, many writers with the same changeSequence', () => {
-  it('100 concurrent PUTs: exactly one 200, 99 × 409 with currentChangeSequence, and the row holds the 200\'s write', async ({ task }) => {
+  it("100 concurrent PUTs: exactly one 200, 99 × 409 with currentChangeSequence, and the row holds the 200's write", async ({ task }) => {
     const counts = tally(task);
     const row = await createTask(server, projectId, { title: 'contested' });
     let sequence: number = row.changeSequence;
     for (let round = 0; round < byLoad(1, 20); round++) {
       const answers = await all(
         counts,
-        times(100, (i) => () => server.request('PUT', `/api/tasks/${row.id}`, { body: { title: `round ${round} writer ${i}`, priority: i, changeSequence: sequence } })),
+        times(
+          100,
+          (i) => () => server.request('PUT', `/api/tasks/${row.id}`, { body: { title: `round ${round} writer ${i}`, priority: i, changeSequence: sequence } }),
+        ),
       );
       const winners = answers.filter((a) => a.status === 200);
       expect(winners, `round ${round}: ${statusesOf(answers).join(' ')}`).toHaveLength(1);
@@ -85,18 +88,27 @@ describe('creates at once', () => {
   it('of one derived slug (projects in an organization, organizations on the platform): all 201, each slug distinct, never a 5xx', async ({ task }) => {
     const counts = tally(task);
     const name = unique('Same Name');
-    const projects = await all(counts, times(writers, () => () => server.request('POST', '/api/projects', { body: { name, organizationId } })));
+    const projects = await all(
+      counts,
+      times(writers, () => () => server.request('POST', '/api/projects', { body: { name, organizationId } })),
+    );
     expect(statusesOf(projects)).toEqual(times(writers, () => 201));
     const base = projects.map((p) => p.body.slug as string).sort((a, b) => a.length - b.length || a.localeCompare(b))[0];
     expect(new Set(projects.map((p) => p.body.slug))).toEqual(new Set([base, ...times(writers - 1, (i) => `${base}-${i + 1}`)]));
 
     // A slug sent explicitly gets its suffix the same way within an organization.
     const slug = unique('sent').toLowerCase();
-    const sent = await all(counts, times(writers, (i) => () => server.request('POST', '/api/projects', { body: { name: `sent ${i}`, slug, organizationId } })));
+    const sent = await all(
+      counts,
+      times(writers, (i) => () => server.request('POST', '/api/projects', { body: { name: `sent ${i}`, slug, organizationId } })),
+    );
     expect(statusesOf(sent)).toEqual(times(writers, () => 201));
     expect(new Set(sent.map((p) => p.body.slug)).size).toBe(writers);
 
-    const organizations = await all(counts, times(writers, () => () => server.request('POST', '/api/organizations', { body: { name } })));
+    const organizations = await all(
+      counts,
+      times(writers, () => () => server.request('POST', '/api/organizations', { body: { name } })),
+    );
     expect(statusesOf(organizations)).toEqual(times(writers, () => 201));
     expect(new Set(organizations.map((o) => o.body.slug)).size).toBe(writers);
   });
@@ -110,7 +122,10 @@ describe('creates at once', () => {
     ];
     for (const [path, make] of cases) {
       const body = make(0);
-      const answers = await all(counts, times(writers, () => () => server.request('POST', path, { body })));
+      const answers = await all(
+        counts,
+        times(writers, () => () => server.request('POST', path, { body })),
+      );
       expect(statusesOf(answers), path).toEqual([201, ...times(writers - 1, () => 409)]);
       for (const refused of answers.filter((a) => a.status === 409)) expectErrorBody(refused, path);
     }

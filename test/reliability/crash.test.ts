@@ -38,7 +38,10 @@ async function start(): Promise<ChildServer> {
 async function tasksOf(server: ChildServer, projectId: string): Promise<Map<string, string[]>> {
   const byTitle = new Map<string, string[]>();
   for (let page = 0; ; page++) {
-    const answer = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(`projectId==${projectId}`)}&pageSize=100&page=${page}&sort=createdOn:asc`);
+    const answer = await server.request(
+      'GET',
+      `/api/tasks?filter=${encodeURIComponent(`projectId==${projectId}`)}&pageSize=100&page=${page}&sort=createdOn:asc`,
+    );
     expect(answer.status, answer.text).toBe(200);
     for (const task of answer.body.content as { id: string; title: string }[]) byTitle.set(task.title, [...(byTitle.get(task.title) ?? []), task.id]);
     if (answer.body.last) return byTitle;

@@ -18,7 +18,13 @@ describe('a filter comparing an integer field with a number no integer column ho
   it('is 400 naming the filter over REST and GraphQL (it was a 500: PostgreSQL failed the statement)', async () => {
     const project = await createProject(server, (await createOrganization(server)).id);
     await createTask(server, project.id, { priority: 3 });
-    for (const filter of ['changeSequence=="2147483648"', 'priority>99999999999', 'priority<-2147483649', 'priority=in=(1,1e20)', 'project.changeSequence!=4294967296']) {
+    for (const filter of [
+      'changeSequence=="2147483648"',
+      'priority>99999999999',
+      'priority<-2147483649',
+      'priority=in=(1,1e20)',
+      'project.changeSequence!=4294967296',
+    ]) {
       const answer = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(filter)}`);
       expectErrorBody(answer, filter);
       expect(answer.body.details, filter).toEqual([{ field: 'filter', message: expect.stringMatching(/expects a 32-bit integer/) }]);
@@ -35,11 +41,18 @@ describe('a filter comparing an integer field with a number no integer column ho
 
 describe('a GraphQL request whose operationName is the empty string', () => {
   it('is 400 BAD_REQUEST like any operation name the document does not define (it was a 500: the query ran unnamed and Apollo found no operation)', async () => {
-    for (const query of ['{ me { id } }', 'query { me { id } }', 'query A { me { id } }', 'mutation { deleteLabel(id: "00000000-0000-4000-8000-000000000000") }']) {
+    for (const query of [
+      '{ me { id } }',
+      'query { me { id } }',
+      'query A { me { id } }',
+      'mutation { deleteLabel(id: "00000000-0000-4000-8000-000000000000") }',
+    ]) {
       const answer = await server.request('POST', '/graphql', { body: { query, operationName: '' } });
       expect(answer.status, `${query}: ${answer.text}`).toBe(400);
       expect(answer.body.data, query).toBeUndefined();
-      expect(answer.body.errors, query).toEqual([expect.objectContaining({ message: 'Unknown operation named "".', extensions: { code: 'BAD_REQUEST', status: 400 } })]);
+      expect(answer.body.errors, query).toEqual([
+        expect.objectContaining({ message: 'Unknown operation named "".', extensions: { code: 'BAD_REQUEST', status: 400 } }),
+      ]);
     }
     // Without a name, or with the document's own, it runs.
     expect((await server.request('POST', '/graphql', { body: { query: 'query A { me { id } }', operationName: 'A' } })).status).toBe(200);

@@ -116,7 +116,9 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 describe('REST bodies over every resource of the registry', () => {
   it('create: hostile fields are refused with the error body and write nothing; never a 5xx', async ({ task }) => {
     const counts = tally(task);
-    const cases = fc.constantFrom(...creatable).chain((resource) => hostileBody(resource, createBodies.get(resource.path)!).map((body) => [resource.path, body] as const));
+    const cases = fc
+      .constantFrom(...creatable)
+      .chain((resource) => hostileBody(resource, createBodies.get(resource.path)!).map((body) => [resource.path, body] as const));
     await fc.assert(
       fc.asyncProperty(cases, async ([collection, body]) => {
         const resource = resourceByPath(collection);
@@ -130,9 +132,7 @@ describe('REST bodies over every resource of the registry', () => {
   it('update: hostile fields and change sequences are refused with the error body and write nothing; never a 5xx', async ({ task }) => {
     const counts = tally(task);
     const changeSequence = fc.option(fc.oneof(fc.constant('current' as const), fc.constant('stale' as const), edgeNumber, anyValue), { nil: undefined });
-    const cases = fc
-      .constantFrom(...updatable)
-      .chain((resource) => fc.tuple(fc.constant(resource.path), hostileBody(resource, {}), changeSequence));
+    const cases = fc.constantFrom(...updatable).chain((resource) => fc.tuple(fc.constant(resource.path), hostileBody(resource, {}), changeSequence));
     await fc.assert(
       fc.asyncProperty(cases, async ([collection, fields, sequence]) => {
         const resource = resourceByPath(collection);
@@ -152,16 +152,43 @@ describe('REST bodies over every resource of the registry', () => {
     );
   }, 300_000);
 
-  it('raw JSON text: repeated keys (also in another letter case) and nesting past 64 levels are 400; malformed text and odd literals are refused; never a 5xx', async ({ task }) => {
+  it('raw JSON text: repeated keys (also in another letter case) and nesting past 64 levels are 400; malformed text and odd literals are refused; never a 5xx', async ({
+    task,
+  }) => {
     const counts = tally(task);
-    const literal = fc.constantFrom('1e999', '-1e999', '-0', '123456789012345678901234567890', '0.0000000000000000000001', '"\\ud800"', '"\\u0000"', '"\\udc00\\ud800"', 'true', '[]', '{}', 'null', '""');
+    const literal = fc.constantFrom(
+      '1e999',
+      '-1e999',
+      '-0',
+      '123456789012345678901234567890',
+      '0.0000000000000000000001',
+      '"\\ud800"',
+      '"\\u0000"',
+      '"\\udc00\\ud800"',
+      'true',
+      '[]',
+      '{}',
+      'null',
+      '""',
+    );
     const kinds = fc.oneof(
       fc.record({ kind: fc.constant('duplicate' as const), pick: fc.nat(), spelling: fc.nat({ max: 3 }), value: jsonValue }),
       fc.record({ kind: fc.constant('nested-duplicate' as const), key: oddString, value: jsonValue }),
       fc.record({ kind: fc.constant('deep' as const), depth: fc.integer({ min: 65, max: 50_000 }), open: fc.constantFrom('[', '{"a":') }),
       fc.record({ kind: fc.constant('literal' as const), pick: fc.nat(), literal }),
-      fc.record({ kind: fc.constant('mutated' as const), at: fc.nat(), cut: fc.nat({ max: 5 }), insert: fc.string({ unit: fc.constantFrom('{', '}', '[', ']', '"', ',', ':', '\\', '\u0000', '\ud800', 'NaN', ' ', '/*', '//', "'", '\ufeff'), maxLength: 4 }) }),
-      fc.record({ kind: fc.constant('not-an-object' as const), text: fc.constantFrom('[]', '"x"', '1', 'null', 'true', ' ', '\ufeff{}', '[{}]', '{} {}', '{"a":1}x') }),
+      fc.record({
+        kind: fc.constant('mutated' as const),
+        at: fc.nat(),
+        cut: fc.nat({ max: 5 }),
+        insert: fc.string({
+          unit: fc.constantFrom('{', '}', '[', ']', '"', ',', ':', '\\', '\u0000', '\ud800', 'NaN', ' ', '/*', '//', "'", '\ufeff'),
+          maxLength: 4,
+        }),
+      }),
+      fc.record({
+        kind: fc.constant('not-an-object' as const),
+        text: fc.constantFrom('[]', '"x"', '1', 'null', 'true', ' ', '\ufeff{}', '[{}]', '{} {}', '{"a":1}x'),
+      }),
       fc.record({ kind: fc.constant('deep-value' as const), value: deepValue }),
     );
     /** A key's spellings that collide with it: itself, upper case, lower case, first letter capitalised. */
@@ -216,7 +243,8 @@ describe('REST bodies over every resource of the registry', () => {
         // Whatever it holds, a body over the limit is not read.
         if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) expected = 413;
         const row = rows.get(resource.path)!;
-        const [method, path] = update && resource.operations.update ? ['PUT', `${pathOf(resource, row)}/${row.id}`] : ['POST', pathOf(resource, createBodies.get(resource.path)!)];
+        const [method, path] =
+          update && resource.operations.update ? ['PUT', `${pathOf(resource, row)}/${row.id}`] : ['POST', pathOf(resource, createBodies.get(resource.path)!)];
         const label = `${shape.kind}: ${describeRequest(method, path, text)}`;
         const answer = await checkWrite(counts, label, () => server.request(method, path, { body: text }));
         if (answer.status === 200 && method === 'PUT') rows.set(resource.path, answer.body);
@@ -237,15 +265,17 @@ describe('REST bodies over every resource of the registry', () => {
       jsonArray: fc.oneof(fc.array(fc.dictionary(fc.string({ maxLength: 8 }), jsonValue, { maxKeys: 3 }), { maxLength: 3 }), anyValue),
       jsonValue: anyValue,
     };
-    const cases = fc.constantFrom(...writes).chain((operation) =>
-      fc.tuple(
-        fc.constant(operation.operationId),
-        fc.record(Object.fromEntries(operation.body.map((a) => [a.name, argument[a.kind]])), { requiredKeys: [] }),
-        fc.oneof({ weight: 5, arbitrary: fc.constant('object' as const) }, fc.constantFrom('none' as const, 'array' as const, 'junk' as const)),
-        fc.array(fc.tuple(junkKey(operation.body.map((a) => a.name).concat('id')), anyValue), { maxLength: 2 }),
-        fc.boolean(),
-      ),
-    );
+    const cases = fc
+      .constantFrom(...writes)
+      .chain((operation) =>
+        fc.tuple(
+          fc.constant(operation.operationId),
+          fc.record(Object.fromEntries(operation.body.map((a) => [a.name, argument[a.kind]])), { requiredKeys: [] }),
+          fc.oneof({ weight: 5, arbitrary: fc.constant('object' as const) }, fc.constantFrom('none' as const, 'array' as const, 'junk' as const)),
+          fc.array(fc.tuple(junkKey(operation.body.map((a) => a.name).concat('id')), anyValue), { maxLength: 2 }),
+          fc.boolean(),
+        ),
+      );
     await fc.assert(
       fc.asyncProperty(cases, async ([operationId, fields, shape, junk, liveRow]) => {
         const operation = writes.find((o) => o.operationId === operationId)!;

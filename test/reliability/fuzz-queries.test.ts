@@ -52,7 +52,9 @@ async function checkList(counts: Tally, resource: Resource, params: Record<strin
 }
 
 describe('list parameters of every collection', () => {
-  it('filter: expressions over the resource\'s field paths with values of every kind answer a page or a 4xx with the error body, never a 5xx', async ({ task }) => {
+  it("filter: expressions over the resource's field paths with values of every kind answer a page or a 4xx with the error body, never a 5xx", async ({
+    task,
+  }) => {
     const counts = tally(task);
     const cases = fc.constantFrom(...resources).chain((resource) => fc.tuple(fc.constant(resource.path), filterText(resource)));
     await fc.assert(

@@ -29,7 +29,9 @@ export default class ReliabilitySummary implements Reporter {
       for (const [status, count] of Object.entries(figures.statuses)) if (Number(status) >= 400) refusals[status] = (refusals[status] ?? 0) + count;
       const parts = [`${count(figures.cases)} cases`, statuses(figures.statuses)];
       if (figures.acknowledged !== undefined) {
-        parts.push(`acknowledged ${count(figures.acknowledged)}, found ${count(figures.found ?? 0)}, lost ${count(figures.lost ?? 0)}, in flight (unknown) ${count(figures.inFlightUnknown ?? 0)}`);
+        parts.push(
+          `acknowledged ${count(figures.acknowledged)}, found ${count(figures.found ?? 0)}, lost ${count(figures.lost ?? 0)}, in flight (unknown) ${count(figures.inFlightUnknown ?? 0)}`,
+        );
       }
       lines.push(`   ${file} > ${name}`, `      ${parts.filter(Boolean).join('; ')}`);
       for (const note of figures.notes) lines.push(`      ${note}`);

@@ -35,7 +35,12 @@ export class OpenAiUpstream {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        const received: ReceivedCompletion = { url: req.url!, headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'), closedEarly: false };
+        const received: ReceivedCompletion = {
+          url: req.url!,
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}'),
+          closedEarly: false,
+        };
         upstream.received.push(received);
         res.on('close', () => {
           if (!res.writableFinished) received.closedEarly = true;
@@ -76,7 +81,9 @@ export class OpenAiUpstream {
     const stream = received.body.stream === true;
     if (received.url !== '/v1/chat/completions') return void json(res, 404, { error: { message: `no route ${received.url}` } });
     if (model.startsWith('error-') && model !== 'error-event') {
-      return void json(res, Number(model.slice(6)), { error: { message: `upstream refuses (${received.headers.authorization})`, type: 'invalid_request_error' } });
+      return void json(res, Number(model.slice(6)), {
+        error: { message: `upstream refuses (${received.headers.authorization})`, type: 'invalid_request_error' },
+      });
     }
     if (model === 'slow-start') return void setTimeout(() => json(res, 200, completion(model, 'late')), 5_000).unref();
     if (stream) this.stream(model, received, res);

@@ -233,7 +233,11 @@ async function seedRecord(server: TestServer, resource: Resource, body: Record<s
     if (Object.hasOwn(row, field.name)) continue;
     row[field.name] = Object.hasOwn(body, field.name)
       ? body[field.name]
-      : field.kind === 'id' ? randomUUID() : field.kind === 'enum' ? field.enum!.values[0] : implicitDefault(field);
+      : field.kind === 'id'
+        ? randomUUID()
+        : field.kind === 'enum'
+          ? field.enum!.values[0]
+          : implicitDefault(field);
   }
   const em = server.orm.em.fork();
   em.persist(em.create(resource.entity, row as never));

@@ -65,7 +65,14 @@ export async function startServer({
   const orm = await openDatabase(databaseUrl ?? inject('databaseUrl'), { statementTimeoutMs });
   const adminKey = generateApiKey();
   await bootstrapAdministrator(orm, adminKey);
-  const app = await createApp(orm, { rateLimits: UNLIMITED, maxApiKeysPerUser: UNLIMITED_API_KEYS, jwt: jwtSettingsFromEnv(), secretsKey: TEST_SECRETS_KEY, dataLakeDir: TEST_DATA_LAKE_DIR, ...options });
+  const app = await createApp(orm, {
+    rateLimits: UNLIMITED,
+    maxApiKeysPerUser: UNLIMITED_API_KEYS,
+    jwt: jwtSettingsFromEnv(),
+    secretsKey: TEST_SECRETS_KEY,
+    dataLakeDir: TEST_DATA_LAKE_DIR,
+    ...options,
+  });
   const server: Server = await new Promise((resolve) => {
     const listening = app.app.listen(0, '127.0.0.1', () => resolve(listening));
   });
@@ -127,7 +134,8 @@ export const GRAPHQL_ACCEPT = 'application/graphql-response+json';
 export function requester(url: string, defaultKey: string): TestServer['request'] {
   return async (method, path, options = {}) => {
     const key = options.key === undefined ? defaultKey : options.key;
-    const accept = path.startsWith('/graphql') && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'accept') ? { accept: GRAPHQL_ACCEPT } : {};
+    const accept =
+      path.startsWith('/graphql') && !Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'accept') ? { accept: GRAPHQL_ACCEPT } : {};
     const headers: Record<string, string> = { 'content-type': 'application/json', ...accept, ...(key ? { 'x-api-key': key } : {}), ...options.headers };
     const body = options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
     const response = await fetch(`${url}${path}`, { method, headers, body });

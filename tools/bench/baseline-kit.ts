@@ -61,19 +61,82 @@ async function send(db: Queryable, query: pg.QueryConfig): Promise<Row[]> {
 
 // The columns of each table in the order of the server's answers, by their names there.
 export const TASK = [
-  'id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence', 'deleted', 'deletedDate', 'deleteUserId', 'deleteUserEmail',
-  'title', 'description', 'projectId', 'statusSlug', 'assigneeId', 'priority', 'dueDate', 'completedDate', 'taskGroupId',
-  'parentTaskId', 'templateId', 'locked', 'lockedAt', 'lockedById', 'createdByActivityId', 'properties', 'documentFamilyIds',
+  'id',
+  'uuid',
+  'createdOn',
+  'updatedOn',
+  'changeSequence',
+  'deleted',
+  'deletedDate',
+  'deleteUserId',
+  'deleteUserEmail',
+  'title',
+  'description',
+  'projectId',
+  'statusSlug',
+  'assigneeId',
+  'priority',
+  'dueDate',
+  'completedDate',
+  'taskGroupId',
+  'parentTaskId',
+  'templateId',
+  'locked',
+  'lockedAt',
+  'lockedById',
+  'createdByActivityId',
+  'properties',
+  'documentFamilyIds',
 ];
 export const PROJECT = [
-  'id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence', 'deleted', 'deletedDate', 'deleteUserId', 'deleteUserEmail',
-  'name', 'slug', 'description', 'notes', 'color', 'searchText', 'organizationId', 'ownerId', 'statusId', 'projectTemplateRef',
-  'templateArticleId', 'statusType', 'memory', 'dataFlow', 'options',
+  'id',
+  'uuid',
+  'createdOn',
+  'updatedOn',
+  'changeSequence',
+  'deleted',
+  'deletedDate',
+  'deleteUserId',
+  'deleteUserEmail',
+  'name',
+  'slug',
+  'description',
+  'notes',
+  'color',
+  'searchText',
+  'organizationId',
+  'ownerId',
+  'statusId',
+  'projectTemplateRef',
+  'templateArticleId',
+  'statusType',
+  'memory',
+  'dataFlow',
+  'options',
 ];
 export const ORGANIZATION = [
-  'id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence', 'name', 'slug', 'description', 'searchText', 'organizationStatus',
-  'publicAccess', 'authGroupLink', 'hasImage', 'defaultToPrivateTemplates', 'memory', 'supportAccess', 'supportAccessExpiresAt',
-  'billingCustomerId', 'enterpriseOrganization', 'properties', 'features', 'archived',
+  'id',
+  'uuid',
+  'createdOn',
+  'updatedOn',
+  'changeSequence',
+  'name',
+  'slug',
+  'description',
+  'searchText',
+  'organizationStatus',
+  'publicAccess',
+  'authGroupLink',
+  'hasImage',
+  'defaultToPrivateTemplates',
+  'memory',
+  'supportAccess',
+  'supportAccessExpiresAt',
+  'billingCustomerId',
+  'enterpriseOrganization',
+  'properties',
+  'features',
+  'archived',
 ];
 
 export const column = (field: string) => field.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
@@ -168,7 +231,8 @@ export function pageParams(req: Request): { size: number; number: number } {
 export function projectPageParams(req: Request): { slug: string; direction: 'asc' | 'desc' } {
   const slug = /^organization\.slug=='([^']*)'$/.exec(String(req.query.filter ?? ''))?.[1];
   const direction = ({ 'name:asc': 'asc', 'name:desc': 'desc' } as const)[String(req.query.sort)];
-  if (slug === undefined || direction === undefined) throw new HttpError(400, 'Bad Request', "this baseline serves filter=organization.slug=='…'&sort=name:asc|desc only");
+  if (slug === undefined || direction === undefined)
+    throw new HttpError(400, 'Bad Request', "this baseline serves filter=organization.slug=='…'&sort=name:asc|desc only");
   return { slug, direction };
 }
 
@@ -244,11 +308,13 @@ export function taskChanges(body: unknown): { title?: string; priority?: number;
   const fields = body as Row;
   const changes: { title?: string; priority?: number; changeSequence?: number } = {};
   if (fields.title !== undefined) {
-    if (typeof fields.title !== 'string' || fields.title.length > 1000) throw new HttpError(400, 'Bad Request', 'title must be a string of at most 1000 characters');
+    if (typeof fields.title !== 'string' || fields.title.length > 1000)
+      throw new HttpError(400, 'Bad Request', 'title must be a string of at most 1000 characters');
     changes.title = fields.title;
   }
   if (fields.priority !== undefined) {
-    if (!Number.isInteger(fields.priority) || Math.abs(fields.priority as number) > INT32_MAX) throw new HttpError(400, 'Bad Request', 'priority must be a 32-bit integer');
+    if (!Number.isInteger(fields.priority) || Math.abs(fields.priority as number) > INT32_MAX)
+      throw new HttpError(400, 'Bad Request', 'priority must be a 32-bit integer');
     changes.priority = fields.priority as number;
   }
   if (fields.changeSequence !== undefined && fields.changeSequence !== null) changes.changeSequence = Number(fields.changeSequence);

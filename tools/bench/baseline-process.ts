@@ -33,9 +33,22 @@ const OWN_FLAGS = /^--(cpu-prof|heap-prof|prof|inspect)/;
  * Starts bench/<script>.js as a child process on loopback, with the scratch database and a pool of
  * `poolSize` connections (and `env`), and waits until it listens (PostGraphile builds its schema first).
  */
-export async function startBaseline(name: string, script: string, databaseUrl: string, poolSize: number, env: Record<string, string> = {}): Promise<BaselineProcess> {
+export async function startBaseline(
+  name: string,
+  script: string,
+  databaseUrl: string,
+  poolSize: number,
+  env: Record<string, string> = {},
+): Promise<BaselineProcess> {
   const child = fork(join(__dirname, `${script}.js`), [], {
-    env: { ...process.env, ...env, NODE_ENV: 'production', BASELINE_DATABASE_URL: databaseUrl, BASELINE_POOL_SIZE: String(poolSize), BASELINE_IDLE_MS: String(IDLE_MS) },
+    env: {
+      ...process.env,
+      ...env,
+      NODE_ENV: 'production',
+      BASELINE_DATABASE_URL: databaseUrl,
+      BASELINE_POOL_SIZE: String(poolSize),
+      BASELINE_IDLE_MS: String(IDLE_MS),
+    },
     execArgv: process.execArgv.filter((flag) => !OWN_FLAGS.test(flag)),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

@@ -69,11 +69,19 @@ export const PG_NESTED_QUERY =
   `projectsByOrganizationId(first: 10, ${PG_ORDER}, ${PG_LIVE}) { totalCount nodes { rowId name slug ` +
   `tasksByProjectId(first: 10, ${PG_ORDER}, ${PG_LIVE}) { totalCount nodes { rowId title priority createdOn } } } } } } }`;
 
-const graphql = (query: string, variables?: Record<string, unknown>): PlannedRequest => ({ method: 'POST', path: '/graphql', body: json({ query, variables }) });
+const graphql = (query: string, variables?: Record<string, unknown>): PlannedRequest => ({
+  method: 'POST',
+  path: '/graphql',
+  body: json({ query, variables }),
+});
 
 /** A task in each project in turn, each with its own title. */
 const posts = (seed: SeedResult): PlannedRequest[] =>
-  seed.projectIds.map((projectId) => ({ method: 'POST', path: '/api/tasks', body: `{"projectId": "${projectId}", "title": "Bench task __N__", "priority": 3}` }));
+  seed.projectIds.map((projectId) => ({
+    method: 'POST',
+    path: '/api/tasks',
+    body: `{"projectId": "${projectId}", "title": "Bench task __N__", "priority": 3}`,
+  }));
 
 /** get-by-id for one caller: the sampled tasks one after the other. */
 function getById(seed: SeedResult, caller: CallerKind, suffix: string): BenchCase {

@@ -6,7 +6,11 @@ export interface Api {
 
 /** One JSON request; anything but a 2xx stops the run with the answer. */
 export async function call(api: Api, method: string, path: string, body?: unknown, key = api.key): Promise<any> {
-  const response = await fetch(`${api.base}${path}`, { method, headers: { 'x-api-key': key, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(`${api.base}${path}`, {
+    method,
+    headers: { 'x-api-key': key, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await response.text();
   if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`);
   return JSON.parse(text);

@@ -72,9 +72,23 @@ app.get('/api/tasks', async (req: Request, res: Response) => {
   const { size, number } = pageParams(req);
   const caller = callerOf(res);
   const where = scoped(caller, 't', 'tenant_id', 3);
-  const rows = await sql(pool, `select ${TASK_LIST} from task t where ${where} order by t.created_on, t.id limit $1 offset $2`, [size, number * size, ...tenantValues(caller)]);
-  const count = await total(rows, number, size, () => sql(pool, `select count(*) from task t where ${scoped(caller, 't', 'tenant_id', 1)}`, tenantValues(caller)));
-  res.json(page(rows.map((row) => pick(row, TASK)), count, number, size, false));
+  const rows = await sql(pool, `select ${TASK_LIST} from task t where ${where} order by t.created_on, t.id limit $1 offset $2`, [
+    size,
+    number * size,
+    ...tenantValues(caller),
+  ]);
+  const count = await total(rows, number, size, () =>
+    sql(pool, `select count(*) from task t where ${scoped(caller, 't', 'tenant_id', 1)}`, tenantValues(caller)),
+  );
+  res.json(
+    page(
+      rows.map((row) => pick(row, TASK)),
+      count,
+      number,
+      size,
+      false,
+    ),
+  );
 });
 
 /** filtered and sorted page: the projects of the organization named by its slug, by name, each with its organization (joined). */
@@ -114,7 +128,12 @@ app.post('/graphql', async (req: Request, res: Response) => {
     tenantValues(caller),
   );
   const projects = await childPages('project', 'organization_id', 'c.id, c.name, c.slug', organizations);
-  const tasks = await childPages('task', 'project_id', 'c.id, c.title, c.priority, c.created_on', [...projects.values()].flatMap((p) => p.rows));
+  const tasks = await childPages(
+    'task',
+    'project_id',
+    'c.id, c.title, c.priority, c.created_on',
+    [...projects.values()].flatMap((p) => p.rows),
+  );
   res.json(nestedAnswer({ total: Number(organizations[0]?.total ?? 0), rows: organizations }, projects, tasks, (t) => t.created_on as Date));
 });
 
@@ -194,7 +213,10 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
     [caller.id, projectId, new Date(), title, priority, ...tenantValues(caller)],
   );
   if (!row) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
-  res.status(201).location(`/api/tasks/${row.id as string}`).json(pick(row, TASK));
+  res
+    .status(201)
+    .location(`/api/tasks/${row.id as string}`)
+    .json(pick(row, TASK));
 });
 
 serve(app);

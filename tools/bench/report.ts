@@ -60,10 +60,10 @@ function columns(): { heading: string; cell: (r: CaseResult) => string }[] {
 
 const LEGEND = [
   'req/s: requests per second answered (2xx); least, PG, same: the least-SQL baseline, PostGraphile, the same-SQL baseline.',
-  '÷least, ÷PG, ÷same: server req/s divided by that baseline\'s (below 1: the server is slower).',
+  "÷least, ÷PG, ÷same: server req/s divided by that baseline's (below 1: the server is slower).",
   'p50/p99: latency percentiles in ms. SQL/req: statements per request, server least PG same.',
   "same text: whether the same-SQL baseline sent the server's statement texts for one request of the case.",
-  'GC %: share of the server\'s measured time spent collecting garbage. -: the side does not take part.',
+  "GC %: share of the server's measured time spent collecting garbage. -: the side does not take part.",
 ];
 
 /** A plain-text table for the terminal, the legend and the requests listed under it. */
@@ -73,7 +73,9 @@ export function textTable(results: CaseResult[], rss: PeakRss): string {
   const rows = results.map((r) => [r.id, ...cols.map((c) => c.cell(r))]);
   const widths = headings.map((_, i) => Math.max(...[headings, ...rows].map((row) => row[i].length)));
   const line = (row: string[]) => row.map((cell, i) => (i <= 1 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  return [line(headings), ...rows.map(line), '', ...LEGEND, '', ...results.map((r) => `${r.id.padEnd(widths[0])}  ${r.request}`), '', peakRssLine(rss)].join('\n');
+  return [line(headings), ...rows.map(line), '', ...LEGEND, '', ...results.map((r) => `${r.id.padEnd(widths[0])}  ${r.request}`), '', peakRssLine(rss)].join(
+    '\n',
+  );
 }
 
 /** The same figures as a Markdown table, ready for docs/benchmarks.md. */

@@ -84,8 +84,18 @@ app.get('/api/tasks', async (req: Request, res: Response) => {
   const text = `select ${listOf('"e0"', TASK)} from "task" as "e0" where ${paged.where.join(' and ')} order by "e0"."created_on" asc, "e0"."id" asc ${limitOffset(paged.values.length + 1, number)}`;
   const rows = await sql(pool, text, [...paged.values, ...limitValues(size, number)]);
   const counted = listWhere('"c0"', 'tenant_id', caller, 1);
-  const count = await total(rows, number, size, () => sql(pool, `select count(*) as "count" from "task" as "c0" where ${counted.where.join(' and ')}`, counted.values));
-  res.json(page(rows.map((row) => pick(row, TASK)), count, number, size, false));
+  const count = await total(rows, number, size, () =>
+    sql(pool, `select count(*) as "count" from "task" as "c0" where ${counted.where.join(' and ')}`, counted.values),
+  );
+  res.json(
+    page(
+      rows.map((row) => pick(row, TASK)),
+      count,
+      number,
+      size,
+      false,
+    ),
+  );
 });
 
 /** filtered and sorted page: the projects of the organization named by its slug, by name, then their organizations by id. */
@@ -114,7 +124,12 @@ app.get('/api/projects', async (req: Request, res: Response) => {
   const counted = where('"c0"');
   const count = await total(rows, number, size, () => sql(pool, `select count(*) as "count" from "project" as "c0" ${counted.text}`, counted.values));
   const organizations = await embeddedOrganizations(caller, rows);
-  const content = rows.map((row) => ({ ...pick(row, PROJECT), organization: organizations.get(row.organizationId as string) ?? null, owner: null, status: null }));
+  const content = rows.map((row) => ({
+    ...pick(row, PROJECT),
+    organization: organizations.get(row.organizationId as string) ?? null,
+    owner: null,
+    status: null,
+  }));
   res.json(page(content, count, number, size, true));
 });
 
@@ -138,7 +153,8 @@ async function embeddedOrganizations(caller: Caller, projects: Row[]): Promise<M
 app.post('/graphql', async (req: Request, res: Response) => {
   if (req.body?.query !== NESTED_QUERY) throw new HttpError(400, 'Bad Request', 'this baseline answers the benchmark query only');
   const caller = callerOf(res);
-  const tenant = (alias: string, first: number) => (caller.admin ? { where: [], values: [] } : { where: [`${alias}."id" in ${inList(first, caller.organizations.length)}`], values: caller.organizations });
+  const tenant = (alias: string, first: number) =>
+    caller.admin ? { where: [], values: [] } : { where: [`${alias}."id" in ${inList(first, caller.organizations.length)}`], values: caller.organizations };
   const paged = tenant('"e0"', 1);
   const organizations = await sql(
     pool,
@@ -147,10 +163,21 @@ app.post('/graphql', async (req: Request, res: Response) => {
   );
   const counted = tenant('"c0"', 1);
   const organizationTotal = await total(organizations, 0, 10, () =>
-    sql(pool, `select count(*) as "count" from "organization" as "c0" where ${[...counted.where, `"c0"."archived" = $${counted.values.length + 1}`].join(' and ')}`, [...counted.values, false]),
+    sql(
+      pool,
+      `select count(*) as "count" from "organization" as "c0" where ${[...counted.where, `"c0"."archived" = $${counted.values.length + 1}`].join(' and ')}`,
+      [...counted.values, false],
+    ),
   );
   const projects = await childPages(caller, 'project', 'organization_id', 'organization_id', ['id', 'name', 'slug'], organizations);
-  const tasks = await childPages(caller, 'task', 'tenant_id', 'project_id', ['id', 'createdOn', 'title', 'priority'], [...projects.values()].flatMap((p) => p.rows));
+  const tasks = await childPages(
+    caller,
+    'task',
+    'tenant_id',
+    'project_id',
+    ['id', 'createdOn', 'title', 'priority'],
+    [...projects.values()].flatMap((p) => p.rows),
+  );
   res.json(nestedAnswer({ total: organizationTotal, rows: organizations }, projects, tasks, (t) => t.createdOn as Date));
 });
 
@@ -199,7 +226,10 @@ app.put('/api/tasks/:id', async (req: Request, res: Response) => {
     const next: Row = { changeSequence: (current.changeSequence as number) + 1, updatedOn: new Date() };
     for (const field of changed) next[field] = changes[field];
     const fields = Object.keys(next).sort((a, b) => column(a).localeCompare(column(b)));
-    await sql(client, `update "task" set ${fields.map((f, i) => `"${column(f)}" = $${i + 2}`).join(', ')} where "id" = $1`, [id, ...fields.map((f) => next[f])]);
+    await sql(client, `update "task" set ${fields.map((f, i) => `"${column(f)}" = $${i + 2}`).join(', ')} where "id" = $1`, [
+      id,
+      ...fields.map((f) => next[f]),
+    ]);
     return { ...current, ...next };
   }, false);
   res.json(answer);
@@ -208,10 +238,32 @@ app.put('/api/tasks/:id', async (req: Request, res: Response) => {
 /** A task's columns as the server inserts them, sorted by column name, for a new task of a project. */
 function newTask(projectId: string, title: string, priority: number, now: Date): Row {
   return {
-    assigneeId: null, changeSequence: 0, completedDate: null, createdByActivityId: null, createdOn: now, deleteUserEmail: null, deleteUserId: null,
-    deleted: false, deletedDate: null, description: '', documentFamilyIds: [], dueDate: null, id: randomUUID(), locked: false, lockedAt: null,
-    lockedById: null, parentTaskId: null, priority, projectId, properties: {}, statusSlug: null, taskGroupId: null, templateId: null, title,
-    updatedOn: now, uuid: randomUUID(),
+    assigneeId: null,
+    changeSequence: 0,
+    completedDate: null,
+    createdByActivityId: null,
+    createdOn: now,
+    deleteUserEmail: null,
+    deleteUserId: null,
+    deleted: false,
+    deletedDate: null,
+    description: '',
+    documentFamilyIds: [],
+    dueDate: null,
+    id: randomUUID(),
+    locked: false,
+    lockedAt: null,
+    lockedById: null,
+    parentTaskId: null,
+    priority,
+    projectId,
+    properties: {},
+    statusSlug: null,
+    taskGroupId: null,
+    templateId: null,
+    title,
+    updatedOn: now,
+    uuid: randomUUID(),
   };
 }
 
@@ -242,13 +294,35 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
     );
     if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
     const fields = Object.keys(task);
-    await sql(client, insertText('task', fields), fields.map((f) => bound(task[f])));
+    await sql(
+      client,
+      insertText('task', fields),
+      fields.map((f) => bound(task[f])),
+    );
     const eventId = randomUUID();
     await sql(
       client,
       `with inserted as (${insertText('platform_event', ['changeSequence', 'createdOn', 'dateTime', 'eventDetail', 'eventType', 'id', 'notified', 'organizationId', 'projectId', 'updatedOn', 'uuid'])}) ` +
         `select 1 from graphile_worker.add_job($12::text, $13::json, max_attempts => $14::int) where exists (select 1 from "trigger" t where t.project_id = $15 and t.event_kind = $16 and t.enabled and t.id is distinct from $17::uuid)`,
-      [0, now, now, JSON.stringify({ taskId: task.id }), 'task_created', eventId, false, project.__organization, projectId, now, randomUUID(), 'evaluate-triggers', JSON.stringify({ eventId }), 10, projectId, 'task_created', null],
+      [
+        0,
+        now,
+        now,
+        JSON.stringify({ taskId: task.id }),
+        'task_created',
+        eventId,
+        false,
+        project.__organization,
+        projectId,
+        now,
+        randomUUID(),
+        'evaluate-triggers',
+        JSON.stringify({ eventId }),
+        10,
+        projectId,
+        'task_created',
+        null,
+      ],
     );
   }, false);
   await sql(
@@ -256,7 +330,10 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
     insertText('task_activity', ['actorId', 'actorType', 'changeSequence', 'createdOn', 'details', 'id', 'taskId', 'text', 'type', 'updatedOn', 'uuid']),
     [caller.id, 'API_KEY', 0, now, '{}', randomUUID(), task.id, 'Task created', 'CREATED', now, randomUUID()],
   );
-  res.status(201).location(`/api/tasks/${task.id as string}`).json(pick(task, TASK));
+  res
+    .status(201)
+    .location(`/api/tasks/${task.id as string}`)
+    .json(pick(task, TASK));
 });
 
 serve(app);

@@ -44,7 +44,12 @@ interface SeededProject {
 export async function seed(base: string, adminKey: string, databaseUrl: string, sizes: SeedSizes): Promise<SeedResult> {
   const started = performance.now();
   const { key: memberKey } = await newUser(base, adminKey, 'bench-member@localhost');
-  const plan = Array.from({ length: sizes.organizations }, (_, o) => ({ name: `Bench Org ${o}`, slug: `bench-org-${o}`, projects: sizes.projects, tasks: (_p: number) => sizes.tasks }));
+  const plan = Array.from({ length: sizes.organizations }, (_, o) => ({
+    name: `Bench Org ${o}`,
+    slug: `bench-org-${o}`,
+    projects: sizes.projects,
+    tasks: (_p: number) => sizes.tasks,
+  }));
   if (sizes.largeProjects > 0 && sizes.largeTasks > 0) {
     // The large organization's tasks spread evenly over its projects, the first ones taking the remainder.
     const share = (p: number) => Math.floor(sizes.largeTasks / sizes.largeProjects) + (p < sizes.largeTasks % sizes.largeProjects ? 1 : 0);
@@ -58,7 +63,10 @@ export async function seed(base: string, adminKey: string, databaseUrl: string, 
     const created = await api(base, memberKey, 'POST', '/api/organizations', { name: org.name, slug: org.slug });
     organizationIds.push(created.id as string);
     const ids = await Promise.all(
-      Array.from({ length: org.projects }, async (_, p) => (await api(base, memberKey, 'POST', '/api/projects', { name: `Project ${p}`, organizationId: created.id })).id as string),
+      Array.from(
+        { length: org.projects },
+        async (_, p) => (await api(base, memberKey, 'POST', '/api/projects', { name: `Project ${p}`, organizationId: created.id })).id as string,
+      ),
     );
     projects.push(...ids.map((id, p) => ({ id, tasks: org.tasks(p) })));
   }
@@ -138,7 +146,14 @@ async function insertTasks(client: pg.Client, projects: SeededProject[], skipFir
          join project p on p.id = planned.id
          cross join lateral generate_series(planned.first, planned.last) as g
          cross join lateral (select $5::timestamptz + (g::bigint * $6::int + planned.position) * interval '1 second' as at) as created`,
-      [projects.map((p) => p.id), projects.map((_, i) => (i === 0 ? skipFirst : 0)), projects.map((p) => p.tasks - 1), projects.map((_, i) => i), origin, projects.length],
+      [
+        projects.map((p) => p.id),
+        projects.map((_, i) => (i === 0 ? skipFirst : 0)),
+        projects.map((p) => p.tasks - 1),
+        projects.map((_, i) => i),
+        origin,
+        projects.length,
+      ],
     );
     await client.query('commit');
   } catch (error) {

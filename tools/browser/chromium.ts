@@ -14,7 +14,10 @@ const NAMES = ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-s
 
 /** CHROMIUM_PATH, else the first of the usual Chromium or Chrome names found on PATH; undefined when none. */
 export function findChromium(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, ...(process.env.PATH ?? '').split(delimiter).flatMap((dir) => (dir ? NAMES.map((name) => join(dir, name)) : []))];
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    ...(process.env.PATH ?? '').split(delimiter).flatMap((dir) => (dir ? NAMES.map((name) => join(dir, name)) : [])),
+  ];
   return candidates.find((file) => {
     if (!file) return false;
     try {
@@ -236,20 +239,25 @@ export class Page {
     for (;;) {
       const value = await this.evaluate<T>(expression).catch(() => undefined);
       if (value) return value;
-      if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${this.dialogs.length ? ` (dialogs: ${this.dialogs.join('; ')})` : ''}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${this.dialogs.length ? ` (dialogs: ${this.dialogs.join('; ')})` : ''}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
 
   /** Clicks the element `selector` finds (the DOM click, which React handlers receive). */
   async click(selector: string): Promise<void> {
-    const found = await this.evaluate<boolean>(`(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.scrollIntoView({ block: 'center' }); e.click(); return true; })()`);
+    const found = await this.evaluate<boolean>(
+      `(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.scrollIntoView({ block: 'center' }); e.click(); return true; })()`,
+    );
     if (!found) throw new Error(`nothing to click at ${selector}`);
   }
 
   /** Focuses the field `selector` finds, empties it and types `text` as keyboard input. */
   async type(selector: string, text: string): Promise<void> {
-    const found = await this.evaluate<boolean>(`(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.focus(); e.select?.(); return true; })()`);
+    const found = await this.evaluate<boolean>(
+      `(() => { const e = document.querySelector(${JSON.stringify(selector)}); if (!e) return false; e.focus(); e.select?.(); return true; })()`,
+    );
     if (!found) throw new Error(`no field at ${selector}`);
     await this.send('Input.insertText', { text });
   }

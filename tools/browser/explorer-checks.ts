@@ -130,25 +130,38 @@ export async function checkExplorers(chromium: string, baseUrl: string, apiKey: 
     const shown = await pages[0]?.screenshot(join(screenshotDir, 'explorer-failure.png')).catch(() => undefined);
     const status = await pages[0]?.evaluate<string>(`document.getElementById('platform-key-status')?.textContent ?? ''`).catch(() => '');
     const exceptions = pages.flatMap((p) => p.exceptions);
-    throw new Error(`${(error as Error).message}${status ? `; key field status: ${status}` : ''}${exceptions.length ? `; page errors: ${exceptions.join('; ')}` : ''}${shown ? `; screenshot ${shown}` : ''}`);
+    throw new Error(
+      `${(error as Error).message}${status ? `; key field status: ${status}` : ''}${exceptions.length ? `; page errors: ${exceptions.join('; ')}` : ''}${shown ? `; screenshot ${shown}` : ''}`,
+    );
   } finally {
     await browser.close();
   }
 }
 
 /** GraphiQL in a browser that holds no key: what it shows, then what it shows once the key is typed into its Headers tab. */
-async function checkGraphiqlWithoutKey(page: Page, baseUrl: string, apiKey: string, screenshotDir: string, screenshots: string[]): Promise<ExplorerCheckResult['graphiqlWithoutKey']> {
+async function checkGraphiqlWithoutKey(
+  page: Page,
+  baseUrl: string,
+  apiKey: string,
+  screenshotDir: string,
+  screenshots: string[],
+): Promise<ExplorerCheckResult['graphiqlWithoutKey']> {
   await page.goto(`${baseUrl}/graphql`);
   const hint = await page.waitFor<string>('the no-key hint of GraphiQL', `document.querySelector('.platform-key-hint')?.textContent`);
   await page.click('button[aria-label="Show Documentation Explorer"]');
   const docsWithoutKey = await page.waitFor<string>('the Docs pane without a key', DOCS_STATE);
   // Time for a schema request, had one been sent.
   await new Promise((resolve) => setTimeout(resolve, 1_000));
-  const requestsWithoutKey = page.responses.filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/graphql').map((r) => `POST /graphql ${r.status}`);
+  const requestsWithoutKey = page.responses
+    .filter((r) => r.method === 'POST' && new URL(r.url).pathname === '/graphql')
+    .map((r) => `POST /graphql ${r.status}`);
   screenshots.push(await page.screenshot(join(screenshotDir, 'graphiql-no-key.png')));
 
   await page.typeInEditor(HEADERS_EDITOR, JSON.stringify({ 'x-api-key': apiKey }, null, 2));
-  const docsWithKey = await page.waitFor<string>('the schema to load once the key is typed', `(() => { const s = ${DOCS_STATE}; return s.startsWith('schema: ') || s.startsWith('error: ') ? s : ''; })()`);
+  const docsWithKey = await page.waitFor<string>(
+    'the schema to load once the key is typed',
+    `(() => { const s = ${DOCS_STATE}; return s.startsWith('schema: ') || s.startsWith('error: ') ? s : ''; })()`,
+  );
   const hintGone = await page.evaluate<boolean>(`!document.querySelector('.platform-key-hint')`);
   screenshots.push(await page.screenshot(join(screenshotDir, 'graphiql-key-typed.png')));
   return { hint, docsWithoutKey, requestsWithoutKey, docsWithKey, hintGone };
@@ -162,14 +175,18 @@ export function problemsOf(result: ExplorerCheckResult, apiKey: string): string[
   if (result.exceptions.length) problems.push(`the pages threw: ${result.exceptions.join('; ')}`);
   if (swagger.storedKey !== apiKey) problems.push(`Swagger UI kept ${JSON.stringify(swagger.storedKey)} as the key, not the one typed`);
   if (!swagger.authorized) problems.push("Swagger UI's Authorize does not hold the key");
-  if (swagger.executedStatus !== '200') problems.push(`GET /api/organizations from Swagger UI answered ${swagger.executedStatus}: ${swagger.executedBody.slice(0, 300)}`);
+  if (swagger.executedStatus !== '200')
+    problems.push(`GET /api/organizations from Swagger UI answered ${swagger.executedStatus}: ${swagger.executedBody.slice(0, 300)}`);
   if (noKey.hint !== GRAPHIQL_KEY_HINT) problems.push(`GraphiQL without a key showed no hint in its footer: ${JSON.stringify(noKey.hint)}`);
-  if (noKey.docsWithoutKey !== `hint: ${GRAPHIQL_KEY_HINT}`) problems.push(`GraphiQL's Docs pane without a key showed ${JSON.stringify(noKey.docsWithoutKey)}, not the hint`);
+  if (noKey.docsWithoutKey !== `hint: ${GRAPHIQL_KEY_HINT}`)
+    problems.push(`GraphiQL's Docs pane without a key showed ${JSON.stringify(noKey.docsWithoutKey)}, not the hint`);
   if (noKey.requestsWithoutKey.length) problems.push(`GraphiQL called /graphql before a key was given: ${noKey.requestsWithoutKey.join(', ')}`);
-  if (!noKey.docsWithKey.startsWith('schema: ')) problems.push(`GraphiQL's Docs pane did not load the schema once the key was typed: ${JSON.stringify(noKey.docsWithKey)}`);
+  if (!noKey.docsWithKey.startsWith('schema: '))
+    problems.push(`GraphiQL's Docs pane did not load the schema once the key was typed: ${JSON.stringify(noKey.docsWithKey)}`);
   if (!noKey.hintGone) problems.push('GraphiQL kept its no-key hint once the key was typed');
   if (!graphiql.query.includes('query OrganizationProjectsTasks')) problems.push('GraphiQL did not open with the saved query');
   const organizations = graphiql.result?.data?.organizations?.content;
-  if (!Array.isArray(organizations) || organizations.length === 0) problems.push(`GraphiQL's saved query showed no organization: ${JSON.stringify(graphiql.result).slice(0, 300)}`);
+  if (!Array.isArray(organizations) || organizations.length === 0)
+    problems.push(`GraphiQL's saved query showed no organization: ${JSON.stringify(graphiql.result).slice(0, 300)}`);
   return problems;
 }

@@ -29,7 +29,10 @@ function parseChange(payload: string): RowChange | undefined {
   try {
     const change = JSON.parse(payload) as Partial<RowChange>;
     const valid =
-      ENTITIES.has(String(change.entity)) && typeof change.id === 'string' && (typeof change.projectId === 'string' || change.projectId === null) && OPS.has(String(change.op));
+      ENTITIES.has(String(change.entity)) &&
+      typeof change.id === 'string' &&
+      (typeof change.projectId === 'string' || change.projectId === null) &&
+      OPS.has(String(change.op));
     return valid ? (change as RowChange) : undefined;
   } catch {
     return undefined;
@@ -72,7 +75,8 @@ export class ChangeFeed {
           if (channel === ACCESS_CHANGED_CHANNEL) return this.accessChanged();
           if (payload === undefined) {
             // Listening (again): changes committed while the connection was lost were not heard.
-            if (connections++ > 0) logger.warn({ channel: ROW_CHANGED_CHANNEL }, 'live updates listener reconnected: changes made meanwhile were not delivered');
+            if (connections++ > 0)
+              logger.warn({ channel: ROW_CHANGED_CHANNEL }, 'live updates listener reconnected: changes made meanwhile were not delivered');
             resolve();
             return;
           }

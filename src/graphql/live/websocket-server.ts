@@ -142,7 +142,10 @@ export class LiveUpdates {
       return false;
     }
     if (!identity.context) {
-      ctx.extra.socket.close(CLOSE_UNAUTHORIZED, closeReason(`Unauthorized: ${identity.refusal ?? 'send an API key (x-api-key) or a bearer token (authorization) in the connection parameters'}`));
+      ctx.extra.socket.close(
+        CLOSE_UNAUTHORIZED,
+        closeReason(`Unauthorized: ${identity.refusal ?? 'send an API key (x-api-key) or a bearer token (authorization) in the connection parameters'}`),
+      );
       return false;
     }
     const identify = async (): Promise<RequestContext | undefined> => {
@@ -160,7 +163,9 @@ export class LiveUpdates {
     const connection = this.connections.get(ctx)!;
     const { schema, limits } = this.options;
     if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      return [new GraphQLError(`a connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions: complete some first, or open another connection`)];
+      return [
+        new GraphQLError(`a connection holds at most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions: complete some first, or open another connection`),
+      ];
     }
     const decision = await limits.consume(connection.rate);
     if (!decision.allowed) return [asGraphqlError(new RateLimitedError(`rate limit exceeded: retry in ${decision.retryAfter} s`))];
@@ -176,7 +181,8 @@ export class LiveUpdates {
     if (invalid.length) return invalid;
     const operation = getOperationAST(document, payload.operationName);
     if (!operation) return [new GraphQLError('name one operation of the document (operationName)')];
-    if (operation.operation !== 'subscription') return [new GraphQLError('only subscriptions run over the WebSocket: send queries and mutations to POST /graphql')];
+    if (operation.operation !== 'subscription')
+      return [new GraphQLError('only subscriptions run over the WebSocket: send queries and mutations to POST /graphql')];
     const variables = payload.variables ?? undefined;
     try {
       assertAffordable(schema, document, operation, variables);

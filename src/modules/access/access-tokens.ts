@@ -11,7 +11,8 @@ import type { ResourceRules } from '../../engine/resource-rules';
 export const accessTokenRules: ResourceRules<AccessToken> = {
   async beforeCreate(ctx, values) {
     const caller = ctx.user?.id;
-    if (values.userId && values.userId !== caller && !ctx.isAdmin) throw new ForbiddenError('only platform administrators may create API keys for another user');
+    if (values.userId && values.userId !== caller && !ctx.isAdmin)
+      throw new ForbiddenError('only platform administrators may create API keys for another user');
     values.userId ??= caller;
     if (!values.userId) throw BadRequestError.forField('userId', 'is required');
     if (values.expiresAt && values.expiresAt.getTime() <= Date.now()) throw BadRequestError.forField('expiresAt', 'must be in the future');

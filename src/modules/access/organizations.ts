@@ -14,7 +14,10 @@ export const organizationRules: ResourceRules<Organization> = {
   async beforeCreate(ctx, values) {
     if (values.slug !== undefined && values.slug !== '') return;
     const derived = await uniqueSlug(ctx, { entity: Organization, within: {} }, slugFromName(values.name, 'organization'));
-    const checked = checkValue(fieldsOf(Organization).find((f) => f.name === 'slug')!, derived);
+    const checked = checkValue(
+      fieldsOf(Organization).find((f) => f.name === 'slug')!,
+      derived,
+    );
     if ('issue' in checked) throw BadRequestError.forField('slug', `derived from the name as "${derived}", which ${checked.issue}; send a slug`);
     values.slug = derived;
   },

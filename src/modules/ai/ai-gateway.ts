@@ -52,7 +52,11 @@ const SUPPORTS: Record<Capability, (model: ModelCatalogEntry) => boolean> = {
  */
 export function chatCompletion(ctx: RequestContext, body: unknown, options?: { signal?: AbortSignal }): Promise<JsonObject>;
 export function chatCompletion(ctx: RequestContext, body: unknown, options: { signal?: AbortSignal; stream: ChatStreamSink }): Promise<JsonObject | undefined>;
-export async function chatCompletion(ctx: RequestContext, body: unknown, options: { signal?: AbortSignal; stream?: ChatStreamSink } = {}): Promise<JsonObject | undefined> {
+export async function chatCompletion(
+  ctx: RequestContext,
+  body: unknown,
+  options: { signal?: AbortSignal; stream?: ChatStreamSink } = {},
+): Promise<JsonObject | undefined> {
   const request = parseChatRequest(body);
   if (request.stream && !options.stream) throw BadRequestError.forField('stream', 'a streamed answer is served by POST /api/ai/chat/completions only');
   const call = await prepareCall(ctx, request, options.signal);
@@ -114,7 +118,9 @@ function refuseMissingCapability(model: ModelCatalogEntry, request: ChatRequest)
 function providerOf(ctx: RequestContext, model: ModelCatalogEntry): AiProviderConfig {
   const providers = ctx.services.aiGateway.providers;
   if (!Object.hasOwn(providers, model.provider)) {
-    throw new ServiceUnavailableError(`model ${model.name}: its provider ${model.provider ? `"${model.provider}"` : '(none)'} is not configured on this server (aiGateway.providers)`);
+    throw new ServiceUnavailableError(
+      `model ${model.name}: its provider ${model.provider ? `"${model.provider}"` : '(none)'} is not configured on this server (aiGateway.providers)`,
+    );
   }
   return providers[model.provider];
 }
@@ -177,7 +183,8 @@ async function relayStream(guard: EgressGuard, call: ChatCall, sink: ChatStreamS
 /** A stream must start with a success status and an event stream: an error status is refused with its body. */
 async function checkStreamAnswer(call: ChatCall, answer: Dispatcher.ResponseData): Promise<void> {
   if (!isSuccess(answer.statusCode)) throw upstreamRefusal(call, textOf(call, await readUpstreamBody(answer)), answer.statusCode);
-  if (!/^text\/event-stream\b/i.test(String(answer.headers['content-type'] ?? ''))) throw new BadGatewayError(`provider ${call.provider} did not answer an event stream`);
+  if (!/^text\/event-stream\b/i.test(String(answer.headers['content-type'] ?? '')))
+    throw new BadGatewayError(`provider ${call.provider} did not answer an event stream`);
 }
 
 /** An upstream body as text, the key redacted. */
@@ -217,7 +224,11 @@ function withoutReasoning(choice: unknown): unknown {
 function upstreamRefusal(call: ChatCall, body: string, status?: number): BadGatewayError {
   const detail = upstreamMessage(parsedJson(body));
   const what = status === undefined ? 'sent an error' : `answered ${status}`;
-  return new BadGatewayError(`provider ${call.provider} ${what}${detail ? `: ${detail}` : ''}`, undefined, status === undefined ? {} : { upstreamStatus: status });
+  return new BadGatewayError(
+    `provider ${call.provider} ${what}${detail ? `: ${detail}` : ''}`,
+    undefined,
+    status === undefined ? {} : { upstreamStatus: status },
+  );
 }
 
 /** `{error: {message}}` (OpenAI), `{error: "..."}` or `{message}`: the text, cut to MAX_UPSTREAM_DETAIL characters. */
@@ -242,7 +253,14 @@ function isSuccess(status: number): boolean {
 
 /** One line per call: never the key, the body or the messages. */
 function logCall(call: ChatCall, stream: boolean, started: number, error?: unknown): void {
-  const line = { model: call.model.name, upstreamModel: call.model.upstreamModel, provider: call.provider, host: call.upstream.url.host, stream, ms: Date.now() - started };
+  const line = {
+    model: call.model.name,
+    upstreamModel: call.model.upstreamModel,
+    provider: call.provider,
+    host: call.upstream.url.host,
+    stream,
+    ms: Date.now() - started,
+  };
   if (error === undefined) logger.debug(line, 'chat completion');
   else logger.warn({ ...line, ...(error instanceof ApiError ? { status: error.status, reason: error.message } : {}) }, 'chat completion failed');
 }

@@ -67,7 +67,12 @@ async function inOrderPerObject(operations: Operation[], run: (index: number) =>
 }
 
 /** One operation as its single PUT, on a unit of work of its own; never throws: a failure is its result. */
-async function updateOne(ctx: RequestContext, contentObjects: ResourceService<ContentObject>, index: number, operation: Operation): Promise<BatchUpdateOperationResult> {
+async function updateOne(
+  ctx: RequestContext,
+  contentObjects: ResourceService<ContentObject>,
+  index: number,
+  operation: Operation,
+): Promise<BatchUpdateOperationResult> {
   const { id, ...body } = operation;
   const own = ownContext(ctx);
   try {

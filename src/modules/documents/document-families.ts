@@ -41,12 +41,14 @@ export function clearDocumentStatus(ctx: RequestContext, id: string): Promise<Do
  */
 async function assertStatusOfFamilyOrganization(tx: RequestContext, field: string, statusId: string, family: DocumentFamily): Promise<void> {
   const status = await tx.services.forEntity(DocumentStatus)!.getNamedBy(tx, field, statusId);
-  const [row] = await tx.em.getConnection().execute<{ same: boolean }[]>(
-    `select (select organization_id from project where id = ?) = (select organization_id from document_store where id = ?) as same`,
-    [status.projectId, family.documentStoreId],
-    'all',
-    tx.em.getTransactionContext(),
-  );
+  const [row] = await tx.em
+    .getConnection()
+    .execute<{ same: boolean }[]>(
+      `select (select organization_id from project where id = ?) = (select organization_id from document_store where id = ?) as same`,
+      [status.projectId, family.documentStoreId],
+      'all',
+      tx.em.getTransactionContext(),
+    );
   if (!row?.same) throw BadRequestError.forField(field, `DocumentStatus ${statusId} is not a status of a project of the family's organization`);
 }
 

@@ -63,7 +63,14 @@ function parseOperation(operation: unknown, name: string, issues: FieldIssue[]):
   const read = (field: string, required: boolean) => readField(operation, field, required, name, issues);
   switch (operation.op) {
     case 'create':
-      return { op: 'create', id: read('id', false), parentId: read('parentId', false), path: read('path', true), taxonomyRef: read('taxonomyRef', false), attributes: read('attributes', true) } as DeltaOperation;
+      return {
+        op: 'create',
+        id: read('id', false),
+        parentId: read('parentId', false),
+        path: read('path', true),
+        taxonomyRef: read('taxonomyRef', false),
+        attributes: read('attributes', true),
+      } as DeltaOperation;
     case 'update':
       return { op: 'update', id: read('id', true), attributes: read('attributes', true) } as DeltaOperation;
     default:
@@ -132,7 +139,11 @@ async function applyOne(tx: RequestContext, familyId: string, operation: DeltaOp
       if (!current) return `data object ${operation.id} not found`;
       // As a PUT of the attributes: they are replaced, and the change sequence moves only when they change.
       if (isDeepStrictEqual(current, operation.attributes)) return undefined;
-      await tx.em.nativeUpdate(DataObject, { id: operation.id }, { attributes: operation.attributes, changeSequence: raw('change_sequence + 1'), updatedOn: new Date() });
+      await tx.em.nativeUpdate(
+        DataObject,
+        { id: operation.id },
+        { attributes: operation.attributes, changeSequence: raw('change_sequence + 1'), updatedOn: new Date() },
+      );
       known.inFamily.set(operation.id, operation.attributes);
       return undefined;
     }

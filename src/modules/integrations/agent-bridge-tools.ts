@@ -26,8 +26,15 @@ export async function listServiceBridges(ctx: RequestContext, sessionId: string)
 export async function callServiceBridge(ctx: RequestContext, sessionId: string, input: Record<string, unknown>): Promise<AgentServiceBridgeCall> {
   const ref = String(input.bridge).trim().toLowerCase();
   const bridge = (await callableBridges(ctx, sessionId)).find((b) => b.id === ref || b.slug === ref);
-  if (!bridge) throw new ForbiddenError(`service bridge ${String(input.bridge)} is not callable by this agent session: it must be agentCallable and bound to the session's project`);
-  return callBridgeForResult(ctx, bridge, { endpointName: String(input.endpoint_name), query: input.query as Record<string, unknown> | undefined, body: input.body });
+  if (!bridge)
+    throw new ForbiddenError(
+      `service bridge ${String(input.bridge)} is not callable by this agent session: it must be agentCallable and bound to the session's project`,
+    );
+  return callBridgeForResult(ctx, bridge, {
+    endpointName: String(input.endpoint_name),
+    query: input.query as Record<string, unknown> | undefined,
+    body: input.body,
+  });
 }
 
 /**
@@ -42,5 +49,9 @@ async function callableBridges(ctx: RequestContext, sessionId: string): Promise<
   const bound = await ctx.em.find(ProjectResource, { projectId: project.id, resourceType: SERVICE_BRIDGE_RESOURCE });
   const ids = bound.map((r) => r.resourceId.toLowerCase()).filter(isUuid);
   if (ids.length === 0) return [];
-  return ctx.em.find(ServiceBridge, { id: { $in: ids }, organizationId: project.organizationId, agentCallable: true, deleted: false }, { orderBy: { name: 'asc' } });
+  return ctx.em.find(
+    ServiceBridge,
+    { id: { $in: ids }, organizationId: project.organizationId, agentCallable: true, deleted: false },
+    { orderBy: { name: 'asc' } },
+  );
 }

@@ -54,7 +54,9 @@ export class AnalyticsEmbedSigner {
   private ready(): ReadySigner {
     if (this.state.ready) return this.state;
     throw new ServiceUnavailableError(
-      this.state.disabled ? 'analytics embed tokens are disabled on this server' : 'analytics embed tokens are unavailable: the signing key is missing or unusable',
+      this.state.disabled
+        ? 'analytics embed tokens are disabled on this server'
+        : 'analytics embed tokens are unavailable: the signing key is missing or unusable',
     );
   }
 }
@@ -93,7 +95,11 @@ async function prepare(options: AnalyticsEmbedOptions | undefined): Promise<Sign
     return signer;
   } catch (error) {
     // jose's and WebCrypto's messages describe the problem, never the key.
-    return { ready: false, disabled: false, reason: `ANALYTICS_EMBED_SIGNING_KEY_PEM is not a usable RS256 private key in PKCS#8 PEM (${(error as Error).message})` };
+    return {
+      ready: false,
+      disabled: false,
+      reason: `ANALYTICS_EMBED_SIGNING_KEY_PEM is not a usable RS256 private key in PKCS#8 PEM (${(error as Error).message})`,
+    };
   }
 }
 
@@ -106,7 +112,9 @@ function report(state: SignerState): void {
     return;
   }
   if (state.config.tokenTtlSeconds > MAX_EMBED_TOKEN_TTL_SECONDS) {
-    logger.warn(`analyticsEmbed.tokenTtlSeconds ${state.config.tokenTtlSeconds} is above ${MAX_EMBED_TOKEN_TTL_SECONDS}: embed tokens live ${MAX_EMBED_TOKEN_TTL_SECONDS} seconds`);
+    logger.warn(
+      `analyticsEmbed.tokenTtlSeconds ${state.config.tokenTtlSeconds} is above ${MAX_EMBED_TOKEN_TTL_SECONDS}: embed tokens live ${MAX_EMBED_TOKEN_TTL_SECONDS} seconds`,
+    );
   }
 }
 

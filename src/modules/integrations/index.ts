@@ -23,7 +23,10 @@ declare module '../../engine/services' {
 export const integrationsModule: PlatformModule = {
   name: 'integrations',
   rules: [
-    rulesOf(ServiceBridge, combineRules(scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' }), serviceBridgeRules)),
+    rulesOf(
+      ServiceBridge,
+      combineRules(scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' }), serviceBridgeRules),
+    ),
   ],
   operations: {
     mintAnalyticsEmbedToken: (ctx, _id, input) => mintAnalyticsEmbedToken(ctx, input),

@@ -83,7 +83,10 @@ export async function callBridge(ctx: RequestContext, bridge: ServiceBridge, cal
   };
   const started = Date.now();
   const answer = await callUpstream(guard, { url, method, headers, body, originBoundHeaders: configured.secretHeaders });
-  logger.debug({ bridgeId: bridge.id, endpoint: endpoint.name, method, host: url.host, status: answer.status, ms: Date.now() - started }, 'service bridge call');
+  logger.debug(
+    { bridgeId: bridge.id, endpoint: endpoint.name, method, host: url.host, status: answer.status, ms: Date.now() - started },
+    'service bridge call',
+  );
   return {
     status: answer.status,
     headers: redactHeaders(endToEndHeaders(answer.headers, NOT_RETURNED), configured.secrets),
@@ -188,10 +191,15 @@ function refuseSecretRefs(sent: Partial<ServiceBridge>): void {
     entries.forEach((entry, index) => {
       if (!isPlainObject(entry) || !Object.hasOwn(entry, 'secretRef')) return;
       const name = typeof entry.name === 'string' ? entry.name : `#${index}`;
-      issues.push({ field: `${field}[${index}].secretRef`, message: `header ${name} carries secretRef, which is not supported: put \${secrets.NAME} in its value` });
+      issues.push({
+        field: `${field}[${index}].secretRef`,
+        message: `header ${name} carries secretRef, which is not supported: put \${secrets.NAME} in its value`,
+      });
     });
   };
   check(sent.defaultHeaders, 'defaultHeaders');
-  (Array.isArray(sent.endpoints) ? sent.endpoints : []).forEach((endpoint, index) => check(isPlainObject(endpoint) ? endpoint.headers : undefined, `endpoints[${index}].headers`));
+  (Array.isArray(sent.endpoints) ? sent.endpoints : []).forEach((endpoint, index) =>
+    check(isPlainObject(endpoint) ? endpoint.headers : undefined, `endpoints[${index}].headers`),
+  );
   if (issues.length) throw BadRequestError.forFields(issues);
 }

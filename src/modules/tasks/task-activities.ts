@@ -10,7 +10,13 @@ export type TaskActivityType = 'CREATED' | 'UPDATED' | 'STATUS_CHANGED' | 'ASSIG
  * Writes a task's history entry with the actor once the change has committed: a change rolled back
  * leaves none, and a failure to write it is logged and neither fails nor undoes the change.
  */
-export async function recordTaskActivity(tx: RequestContext, taskId: string, type: TaskActivityType, text: string, details: Record<string, unknown> = {}): Promise<void> {
+export async function recordTaskActivity(
+  tx: RequestContext,
+  taskId: string,
+  type: TaskActivityType,
+  text: string,
+  details: Record<string, unknown> = {},
+): Promise<void> {
   const values = { taskId, type, text, details, actorId: tx.user?.id ?? null, actorType: tx.actorType };
   await tx.afterCommit(async (outside) => {
     try {

@@ -39,7 +39,10 @@ export const taskRules: ResourceRules<Task> = {
 /** The STATUS_CHANGED activity and the task_status_changed event of a change of statusSlug. */
 async function recordStatusChange(tx: RequestContext, task: Task, to: string | null): Promise<void> {
   const from = task.statusSlug ?? null;
-  await recordTaskActivity(tx, task.id, 'STATUS_CHANGED', `Status changed from ${from ?? 'none'} to ${to ?? 'none'}`, { from: from ?? 'none', to: to ?? 'none' });
+  await recordTaskActivity(tx, task.id, 'STATUS_CHANGED', `Status changed from ${from ?? 'none'} to ${to ?? 'none'}`, {
+    from: from ?? 'none',
+    to: to ?? 'none',
+  });
   await recordEvent(tx, task.projectId, 'task_status_changed', { taskId: task.id, from, to });
 }
 

@@ -25,7 +25,7 @@ function optionIssues(stepType: unknown, options: Record<string, unknown>, field
       break;
     case 'BRIDGE_CALL':
       need('bridge', nonEmptyString(options.bridge), 'a non-empty string (the id or slug of a service bridge)');
-      need('endpointName', nonEmptyString(options.endpointName), 'a non-empty string (the name of one of the bridge\'s endpoints)');
+      need('endpointName', nonEmptyString(options.endpointName), "a non-empty string (the name of one of the bridge's endpoints)");
       break;
     case 'SCRIPT': {
       if (typeof options.expression !== 'string') {

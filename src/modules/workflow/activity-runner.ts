@@ -97,7 +97,8 @@ async function runStep(ctx: RequestContext, place: StepPlace): Promise<'done' | 
 async function callOutside(ctx: RequestContext, { activityId, index, options, project, outputs }: StepPlace): Promise<{ output: unknown } | undefined> {
   const activity = await ctx.em.fork().findOne(Activity, { id: activityId });
   const step = activity?.steps[index] as ActivityStep | undefined;
-  if (!activity || !step || !options || activity.status !== 'RUNNING' || step.status === 'COMPLETED' || !OUTSIDE_TRANSACTION.has(step.stepType)) return undefined;
+  if (!activity || !step || !options || activity.status !== 'RUNNING' || step.status === 'COMPLETED' || !OUTSIDE_TRANSACTION.has(step.stepType))
+    return undefined;
   return { output: await STEP_RUNNERS[step.stepType]({ tx: ctx, activity, project, options, outputs }) };
 }
 

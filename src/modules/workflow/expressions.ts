@@ -38,7 +38,14 @@ function compile(text: string): Compiled {
     // jsonata throws plain objects {code, position, token, message}, not Error instances.
     const raw = error as { message?: unknown; code?: unknown; position?: unknown };
     const message = typeof raw?.message === 'string' ? raw.message : String(error);
-    result = { error: new ExpressionSyntaxError(text, message, typeof raw?.code === 'string' ? raw.code : undefined, typeof raw?.position === 'number' ? raw.position : undefined) };
+    result = {
+      error: new ExpressionSyntaxError(
+        text,
+        message,
+        typeof raw?.code === 'string' ? raw.code : undefined,
+        typeof raw?.position === 'number' ? raw.position : undefined,
+      ),
+    };
   }
   compiled.set(text, result);
   return result;

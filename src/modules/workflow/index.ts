@@ -25,7 +25,13 @@ export const workflowModule: PlatformModule = {
   rules: [
     // After the tasks module's slug rule of projects: a template applies to a project with its slug.
     rulesOf(Project, projectTemplateRules),
-    rulesOf(ProjectTemplate, combineRules(scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' }), projectTemplateOptionRules)),
+    rulesOf(
+      ProjectTemplate,
+      combineRules(
+        scopedSlugRules({ entity: ProjectTemplate, source: 'name', scopeField: 'organizationId', fallback: 'project-template' }),
+        projectTemplateOptionRules,
+      ),
+    ),
     rulesOf(ActivityPlan, activityPlanRules),
     rulesOf(Trigger, triggerRules),
     rulesOf(Execution, executionRules),

@@ -52,9 +52,30 @@ interface ElementKind {
   fallback: string;
 }
 
-const TASK_STATUS: ElementKind = { kind: 'taskStatus', label: 'task status', entity: TaskStatus, scope: 'organization', nameField: 'label', fallback: 'status' };
-const DOCUMENT_STATUS: ElementKind = { kind: 'documentStatus', label: 'document status', entity: DocumentStatus, scope: 'project', nameField: 'status', fallback: 'status' };
-const ACTIVITY_PLAN: ElementKind = { kind: 'activityPlan', label: 'activity plan', entity: ActivityPlan, scope: 'organization', nameField: 'name', fallback: 'activity-plan' };
+const TASK_STATUS: ElementKind = {
+  kind: 'taskStatus',
+  label: 'task status',
+  entity: TaskStatus,
+  scope: 'organization',
+  nameField: 'label',
+  fallback: 'status',
+};
+const DOCUMENT_STATUS: ElementKind = {
+  kind: 'documentStatus',
+  label: 'document status',
+  entity: DocumentStatus,
+  scope: 'project',
+  nameField: 'status',
+  fallback: 'status',
+};
+const ACTIVITY_PLAN: ElementKind = {
+  kind: 'activityPlan',
+  label: 'activity plan',
+  entity: ActivityPlan,
+  scope: 'organization',
+  nameField: 'name',
+  fallback: 'activity-plan',
+};
 const TRIGGER: ElementKind = { kind: 'trigger', label: 'trigger', entity: Trigger, scope: 'project', nameField: 'name', fallback: 'trigger' };
 
 /**
@@ -193,7 +214,8 @@ function patternProblem(definition: Element, value: unknown): string | undefined
     if (!(error instanceof Re2SyntaxError)) throw error;
     return `the project template's pattern for this option is not a valid RE2 regular expression (${error.reason})`;
   }
-  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return `must be a string, number or boolean (the option has a pattern)`;
+  if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean')
+    return `must be a string, number or boolean (the option has a pattern)`;
   if (expression.test(String(value))) return undefined;
   const message = properties.patternMessage;
   return typeof message === 'string' && message.trim() !== '' ? message : `does not match the pattern ${pattern}`;

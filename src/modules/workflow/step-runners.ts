@@ -108,7 +108,11 @@ async function bridgeCallStep({ tx, project, options }: StepRun): Promise<unknow
   if (options.query !== undefined && !isPlainObject(options.query)) throw new StepFailure('options.query must be an object');
   const bridge = await findBridge(tx, project.organizationId, ref);
   if (!bridge) throw new StepFailure(`no service bridge ${ref} in the activity's organization`);
-  const { status, ok, body, truncated } = await callBridgeForResult(tx, bridge, { endpointName: String(options.endpointName), query: options.query, body: options.body });
+  const { status, ok, body, truncated } = await callBridgeForResult(tx, bridge, {
+    endpointName: String(options.endpointName),
+    query: options.query,
+    body: options.body,
+  });
   // A body longer than 256 KB is cut, and says so.
   return truncated ? { status, ok, body, truncated } : { status, ok, body };
 }

@@ -83,7 +83,8 @@ export async function fireTrigger(ctx: RequestContext, id: string, input: Record
   let started: Activity | undefined;
   await ctx.services.forEntity(Trigger)!.modify(ctx, id, async (tx, trigger) => {
     if (!trigger.enabled) throw new ConflictError(`trigger ${trigger.slug} is disabled`);
-    if (trigger.eventKind !== 'manual') throw new ConflictError(`trigger ${trigger.slug} listens to ${trigger.eventKind}; only manual triggers are fired by hand`);
+    if (trigger.eventKind !== 'manual')
+      throw new ConflictError(`trigger ${trigger.slug} listens to ${trigger.eventKind}; only manual triggers are fired by hand`);
     const project = await tx.em.findOneOrFail(Project, { id: trigger.projectId });
     const subject: EventSubject = { eventKind: 'manual', project: { id: project.id, name: project.name }, input: input.input ?? {} };
     const filter = await filterOutcome(tx, trigger, subject);
@@ -122,7 +123,13 @@ async function startActivity(ctx: RequestContext, trigger: Trigger, subject: Eve
 
 /** An activity's record of one plan step, before it runs. */
 function activityStep(step: Record<string, unknown>, index: number): Record<string, unknown> {
-  return { id: step.id ?? derivedId(String(index), JSON.stringify(step)), ref: step.ref ?? `step-${index + 1}`, name: step.name ?? null, stepType: step.stepType, status: 'PENDING' };
+  return {
+    id: step.id ?? derivedId(String(index), JSON.stringify(step)),
+    ref: step.ref ?? `step-${index + 1}`,
+    name: step.name ?? null,
+    stepType: step.stepType,
+    status: 'PENDING',
+  };
 }
 
 /** The live plan the trigger names, in its project's organization. */

@@ -8,10 +8,55 @@ import type { FieldMeta } from '../../../src/model/fields';
 
 /** Characters that have broken servers: NUL, unpaired surrogates, direction overrides, joiners, escapes, wildcards. */
 const ODD_CHARACTERS = [
-  '\u0000', '\ud800', '\udbff', '\udc00', '\udfff', '\u202e', '\u202d', '\u200f', '\u061c', '\u2066', '\ufeff', '\u200b',
-  '\u{1F600}', '\u{1F469}\u200d\u{1F469}\u200d\u{1F467}', '\u{1F3F3}\ufe0f\u200d\u{1F308}', 'e\u0301', '\u0645\u0631\u062d\u0628\u0627',
-  '\u05e9\u05dc\u05d5\u05dd', 'ß', 'İ', 'ﬀ', '\uffff', '\u{10ffff}', '\u2028', '\\', '"', "'", '%', '*', '_', '\n', '\r', '\t', '\u007f',
-  '${', '{{', '$', '..', '/', '?', '&', '#', ';', ',', '(', ')', '=', '<', '>',
+  '\u0000',
+  '\ud800',
+  '\udbff',
+  '\udc00',
+  '\udfff',
+  '\u202e',
+  '\u202d',
+  '\u200f',
+  '\u061c',
+  '\u2066',
+  '\ufeff',
+  '\u200b',
+  '\u{1F600}',
+  '\u{1F469}\u200d\u{1F469}\u200d\u{1F467}',
+  '\u{1F3F3}\ufe0f\u200d\u{1F308}',
+  'e\u0301',
+  '\u0645\u0631\u062d\u0628\u0627',
+  '\u05e9\u05dc\u05d5\u05dd',
+  'ß',
+  'İ',
+  'ﬀ',
+  '\uffff',
+  '\u{10ffff}',
+  '\u2028',
+  '\\',
+  '"',
+  "'",
+  '%',
+  '*',
+  '_',
+  '\n',
+  '\r',
+  '\t',
+  '\u007f',
+  '${',
+  '{{',
+  '$',
+  '..',
+  '/',
+  '?',
+  '&',
+  '#',
+  ';',
+  ',',
+  '(',
+  ')',
+  '=',
+  '<',
+  '>',
 ];
 
 const loneSurrogate = fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code));
@@ -32,7 +77,25 @@ export const oddString: fc.Arbitrary<string> = fc.oneof(
 
 /** Numbers at and past the edges of every column type, and fractions where integers belong. */
 export const edgeNumber: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(2 ** 31, 2 ** 31 - 1, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), Number.MAX_VALUE, -Number.MAX_VALUE, Number.MIN_VALUE, 1e21, 1e300, -0, 0.5, -1, 1.5),
+  fc.constantFrom(
+    2 ** 31,
+    2 ** 31 - 1,
+    -(2 ** 31),
+    -(2 ** 31) - 1,
+    2 ** 32,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    Number.MAX_VALUE,
+    -Number.MAX_VALUE,
+    Number.MIN_VALUE,
+    1e21,
+    1e300,
+    -0,
+    0.5,
+    -1,
+    1.5,
+  ),
   fc.double({ noNaN: true, noDefaultInfinity: true }),
   fc.integer(),
 );
@@ -65,9 +128,24 @@ export const anyValue: fc.Arbitrary<unknown> = fc.oneof(oddString, edgeNumber, f
 
 const dateText = fc.oneof(
   fc.constantFrom(
-    '2026-02-30', '2026-13-01', '0000-01-01', '0001-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z', '2026-01-01T24:00:00Z',
-    '2026-01-01T00:00:00+99:99', '2026-01-01T00:00:00+14:00', '2026-01-01T00:00:00.1234567890Z', '+275760-09-13T00:00:00Z',
-    '-271821-04-20T00:00:00Z', '1970-01-01', 'now', 'today', 'Infinity', '', ' 2026-01-01', '2026-01-01T00:00:00Z\u0000',
+    '2026-02-30',
+    '2026-13-01',
+    '0000-01-01',
+    '0001-01-01T00:00:00Z',
+    '9999-12-31T23:59:59.999Z',
+    '2026-01-01T24:00:00Z',
+    '2026-01-01T00:00:00+99:99',
+    '2026-01-01T00:00:00+14:00',
+    '2026-01-01T00:00:00.1234567890Z',
+    '+275760-09-13T00:00:00Z',
+    '-271821-04-20T00:00:00Z',
+    '1970-01-01',
+    'now',
+    'today',
+    'Infinity',
+    '',
+    ' 2026-01-01',
+    '2026-01-01T00:00:00Z\u0000',
   ),
   fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
   oddString,
@@ -76,7 +154,12 @@ const dateText = fc.oneof(
 const uuidText = fc.oneof(
   fc.uuid(),
   fc.uuid().map((u) => u.toUpperCase()),
-  fc.constantFrom('00000000-0000-0000-0000-000000000000', 'ffffffff-ffff-ffff-ffff-ffffffffffff', '00000000-0000-4000-8000-00000000000', '{00000000-0000-4000-8000-000000000000}'),
+  fc.constantFrom(
+    '00000000-0000-0000-0000-000000000000',
+    'ffffffff-ffff-ffff-ffff-ffffffffffff',
+    '00000000-0000-4000-8000-00000000000',
+    '{00000000-0000-4000-8000-000000000000}',
+  ),
   oddString,
 );
 
@@ -104,15 +187,25 @@ export function hostileValue(field: FieldMeta): fc.Arbitrary<unknown> {
       break;
     case 'enum': {
       const values = field.enum!.values;
-      byKind.push(fc.constantFrom(...values.map((v) => v.toLowerCase()), ...values.map((v) => ` ${v}`), values.length, values.join(',')), fc.constantFrom(...values).map((v) => [v]));
+      byKind.push(
+        fc.constantFrom(...values.map((v) => v.toLowerCase()), ...values.map((v) => ` ${v}`), values.length, values.join(',')),
+        fc.constantFrom(...values).map((v) => [v]),
+      );
       break;
     }
     case 'id':
     case 'reference':
-      byKind.push(uuidText, uuidText.map((id) => ({ id })));
+      byKind.push(
+        uuidText,
+        uuidText.map((id) => ({ id })),
+      );
       break;
     case 'stringArray':
-      byKind.push(fc.array(oddString, { maxLength: 6 }), fc.array(anyValue, { maxLength: 4 }), fc.integer({ min: 1000, max: 20_000 }).map((n) => Array.from({ length: n }, (_, i) => `i${i}`)));
+      byKind.push(
+        fc.array(oddString, { maxLength: 6 }),
+        fc.array(anyValue, { maxLength: 4 }),
+        fc.integer({ min: 1000, max: 20_000 }).map((n) => Array.from({ length: n }, (_, i) => `i${i}`)),
+      );
       break;
     case 'json':
       byKind.push(jsonValue, deepValue, fc.array(jsonValue, { maxLength: 5 }));

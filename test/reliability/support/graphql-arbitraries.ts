@@ -49,7 +49,11 @@ function inputValue(type: GraphQLInputType, ids: readonly string[], depth = 0): 
   const wrong = fc.oneof(anyValue, fc.constant(null));
   if (isNonNullType(type)) return fc.oneof({ weight: 15, arbitrary: inputValue(type.ofType, ids, depth) }, { weight: 1, arbitrary: wrong });
   if (isListType(type)) {
-    return fc.oneof({ weight: 12, arbitrary: fc.array(inputValue(type.ofType, ids, depth + 1), { maxLength: 3 }) }, { weight: 1, arbitrary: inputValue(type.ofType, ids, depth + 1) }, { weight: 1, arbitrary: wrong });
+    return fc.oneof(
+      { weight: 12, arbitrary: fc.array(inputValue(type.ofType, ids, depth + 1), { maxLength: 3 }) },
+      { weight: 1, arbitrary: inputValue(type.ofType, ids, depth + 1) },
+      { weight: 1, arbitrary: wrong },
+    );
   }
   const named = type as GraphQLNamedType;
   let shaped: fc.Arbitrary<unknown>;
@@ -59,10 +63,7 @@ function inputValue(type: GraphQLInputType, ids: readonly string[], depth = 0): 
     if (depth > 3) return fc.constant(null);
     const fields = Object.values(named.getFields());
     shaped = fc
-      .tuple(
-        fc.subarray(fields, { maxLength: Math.min(fields.length, 4) }),
-        ...fields.map((f) => inputValue(f.type, ids, depth + 1)),
-      )
+      .tuple(fc.subarray(fields, { maxLength: Math.min(fields.length, 4) }), ...fields.map((f) => inputValue(f.type, ids, depth + 1)))
       .map(([chosen, ...values]) => {
         const object: Record<string, unknown> = {};
         for (const [index, field] of fields.entries()) if (chosen.includes(field)) object[field.name] = values[index];
@@ -83,7 +84,10 @@ function inputValue(type: GraphQLInputType, ids: readonly string[], depth = 0): 
         shaped = fc.boolean();
         break;
       case 'DateTime':
-        shaped = fc.oneof(fc.date({ noInvalidDate: true }).map((d) => d.toISOString()), oddString);
+        shaped = fc.oneof(
+          fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
+          oddString,
+        );
         break;
       case 'JSON':
         shaped = jsonValue;
@@ -106,7 +110,10 @@ function selection(type: GraphQLNamedType, depth: number): fc.Arbitrary<string> 
     depth < 2 && objects.length
       ? fc.constantFrom(...objects).chain((f) => selection(getNamedType(f.type), depth + 1).map((inner) => `${f.name} { ${inner || '__typename'} }`))
       : leaf;
-  const junk = fc.oneof(fc.constantFrom('nope', '__schema { types { name } }', '__type(name: "Query") { name }', 'id @skip(if: true)', 'id @nope', '... on Query { __typename }'), oddString);
+  const junk = fc.oneof(
+    fc.constantFrom('nope', '__schema { types { name } }', '__type(name: "Query") { name }', 'id @skip(if: true)', 'id @nope', '... on Query { __typename }'),
+    oddString,
+  );
   return fc
     .array(fc.oneof({ weight: 12, arbitrary: leaf }, { weight: 4, arbitrary: nested }, { weight: 1, arbitrary: junk }), { minLength: 1, maxLength: 4 })
     .map((items) => items.join(' '));
@@ -116,7 +123,31 @@ function selection(type: GraphQLNamedType, depth: number): fc.Arbitrary<string> 
 const splice = fc.tuple(
   fc.nat(),
   fc.nat({ max: 6 }),
-  fc.string({ unit: fc.constantFrom('{', '}', '(', ')', '[', ']', '"', '"""', '$', '...', '@', ':', '!', '#', '\u0000', '\ud800', ' ', 'query', 'fragment F on Query', '\\'), maxLength: 3 }),
+  fc.string({
+    unit: fc.constantFrom(
+      '{',
+      '}',
+      '(',
+      ')',
+      '[',
+      ']',
+      '"',
+      '"""',
+      '$',
+      '...',
+      '@',
+      ':',
+      '!',
+      '#',
+      '\u0000',
+      '\ud800',
+      ' ',
+      'query',
+      'fragment F on Query',
+      '\\',
+    ),
+    maxLength: 3,
+  }),
 );
 
 /** `value` one time in twelve, else undefined. */
@@ -130,7 +161,7 @@ function rarely<T>(value: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> {
  * spliced with garbage; variables and operationName sometimes not what they must be.
  */
 export function graphqlRequest(schema: GraphQLSchema, ids: readonly string[]): fc.Arbitrary<GraphqlRequest> {
-  const roots: [('query' | 'mutation'), GraphQLField<unknown, unknown>][] = [
+  const roots: ['query' | 'mutation', GraphQLField<unknown, unknown>][] = [
     ...Object.values(schema.getQueryType()!.getFields()).map((f) => ['query', f] as ['query', GraphQLField<unknown, unknown>]),
     ...Object.values(schema.getMutationType()!.getFields()).map((f) => ['mutation', f] as ['mutation', GraphQLField<unknown, unknown>]),
   ];
@@ -140,7 +171,10 @@ export function graphqlRequest(schema: GraphQLSchema, ids: readonly string[]): f
       const arg = args[index];
       const declared = arg.type.toString();
       return fc.record({
-        how: fc.oneof({ weight: 20, arbitrary: fc.constantFrom('literal', 'variable', 'variable', 'omitted') }, { weight: 1, arbitrary: fc.constant('wrong-variable-type') }),
+        how: fc.oneof(
+          { weight: 20, arbitrary: fc.constantFrom('literal', 'variable', 'variable', 'omitted') },
+          { weight: 1, arbitrary: fc.constant('wrong-variable-type') },
+        ),
         value: inputValue(arg.type, ids),
         wrongType: fc.constantFrom('String', 'Int', 'ID!', '[String]', 'JSON', 'Nope', `[${declared}]`),
       });
@@ -151,7 +185,10 @@ export function graphqlRequest(schema: GraphQLSchema, ids: readonly string[]): f
         selection: selection(getNamedType(field.type), 0),
         named: fc.boolean(),
         operationName: rarely(fc.oneof(fc.constant<unknown>('Op'), oddString, fc.constant<unknown>(5))),
-        variablesShape: fc.oneof({ weight: 20, arbitrary: fc.constant('object' as const) }, { weight: 1, arbitrary: fc.constantFrom('array' as const, 'string' as const, 'null' as const) }),
+        variablesShape: fc.oneof(
+          { weight: 20, arbitrary: fc.constant('object' as const) },
+          { weight: 1, arbitrary: fc.constantFrom('array' as const, 'string' as const, 'null' as const) },
+        ),
         splice: rarely(splice),
       })
       .map(({ arguments: chosen, selection: inner, named, operationName, variablesShape, splice: garbage }) => {
