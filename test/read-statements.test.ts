@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ReadPool } from '../src/database/read-pool';
 import { resources } from '../src/catalog/registry';
@@ -238,15 +239,30 @@ describe('the prepared list statements', () => {
 });
 
 describe('request sessions', () => {
-  // A nested level over a hundred parents is estimated past jit_above_cost; compiling it took ten times its run.
-  it('run without JIT compilation, on the ORM connections and the read pool alike', async () => {
-    const orm = await server.orm.em.fork().getConnection().execute('show jit');
-    expect(orm).toEqual([{ jit: 'off' }]);
+  const SETTINGS = ['jit', 'max_parallel_workers_per_gather', 'random_page_cost'];
+  const EXPECTED = [{ jit: 'off', max_parallel_workers_per_gather: '0', random_page_cost: '1.1' }];
+  const TEXT = `select ${SETTINGS.map((name) => `current_setting('${name}') as ${name}`).join(', ')}`;
+
+  // A nested level over a hundred parents is estimated past jit_above_cost (compiling it took ten times
+  // its run), a parallel count takes cores from other callers, and the default random_page_cost makes
+  // a count over most of a table scan the heap instead of the tenant index.
+  it('run without JIT or parallel workers, costing index reads as on SSD, on the ORM connections and the read pool alike', async () => {
+    expect(await server.orm.em.fork().getConnection().execute(TEXT)).toEqual(EXPECTED);
     const reads = new ReadPool(server.orm.config.get('clientUrl')!, 1);
     try {
-      expect(await reads.query({ name: 'show-jit', text: 'show jit' }, [])).toEqual([{ jit: 'off' }]);
+      expect(await reads.query({ name: 'request-session-settings', text: TEXT }, [])).toEqual(EXPECTED);
     } finally {
       await reads.close();
+    }
+  });
+
+  it('differ from what a connection of the database server gets by default', async () => {
+    const plain = new pg.Client({ connectionString: server.orm.config.get('clientUrl')! });
+    await plain.connect();
+    try {
+      expect((await plain.query(TEXT)).rows).not.toEqual(EXPECTED);
+    } finally {
+      await plain.end();
     }
   });
 });
