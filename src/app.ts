@@ -38,7 +38,8 @@ import { ReadPool } from './database/read-pool';
 import { statementTimeoutOf, withStatementTimeout } from './database/orm';
 import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
 import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
-import { DataLake } from './modules/integrations/data-lake';
+import { openDataLake } from './modules/integrations/data-lake';
+import type { DataLakeTarget } from './config/data-lake';
 import { SecretBox } from './modules/access/secret-box';
 import { Services } from './engine/services';
 import { modules } from './modules';
@@ -62,8 +63,8 @@ export interface AppOptions {
   authCacheSeconds?: number;
   /** The key that encrypts organization secrets (see config/secrets-key.ts). */
   secretsKey: Buffer;
-  /** DATA_LAKE_DIR. */
-  dataLakeDir: string;
+  /** DATA_LAKE_URL or DATA_LAKE_DIR, and DATA_LAKE_S3_ENDPOINT: where data-lake records go. */
+  dataLake: DataLakeTarget;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once; absent or 0, none (the queue is still written). */
   workerConcurrency?: number;
   /** EXPRESSION_TIMEOUT_MS (default 1000): how long one evaluation of a user's JSONata may run. */
@@ -95,7 +96,7 @@ export function appOptions(config: AppConfig): AppOptions {
     secretsKey: loadSecretsKey(config.secretsKey, config.dataDir, (file) =>
       logger.warn({ file }, 'SECRETS_KEY is not set: generated a key for organization secrets into the data folder; back it up, or set SECRETS_KEY'),
     ),
-    dataLakeDir: config.dataLakeDir,
+    dataLake: config.dataLake,
     workerConcurrency: config.workerConcurrency,
     expressionTimeoutMs: config.expressionTimeoutMs,
     analyticsEmbed: { config: config.analyticsEmbed, signingKeyPem: config.analyticsEmbedSigningKeyPem },
@@ -131,11 +132,12 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   // The read pool serves requests as the ORM does: under the same statement timeout.
   const reads = new ReadPool(withStatementTimeout(databaseUrl, statementTimeoutOf(orm)), READ_POOL_SIZE);
   const egress = new EgressGuard(options.egress);
+  const lake = openDataLake(options.dataLake);
   const services = new Services(resources, modules, {
     accessCacheSeconds: options.authCacheSeconds,
     reads,
     secrets: new SecretBox(options.secretsKey),
-    lake: new DataLake(options.dataLakeDir),
+    lake,
     analyticsEmbed: await AnalyticsEmbedSigner.create(options.analyticsEmbed),
     egress,
     aiGateway: options.aiGateway,
@@ -149,7 +151,11 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
-  const metrics = new Metrics({ pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() }, jobs: () => countJobs(reads) });
+  const metrics = new Metrics({
+    pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() },
+    jobs: () => countJobs(reads),
+    lakeWrites: () => lake.counts(),
+  });
   // A request counts against its key's budget and, once its user is known, against the user's.
   const rateSubject = (req: Request): RateSubject => {
     const identity = identityOf(req);
@@ -217,6 +223,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
       await accessChanges.close();
       await reads.close();
       await egress.close();
+      // Records still being retried are written (or given up on) before the process ends.
+      await lake.flush();
     },
   };
 }

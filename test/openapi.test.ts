@@ -595,7 +595,7 @@ describe('the document and the Express router', () => {
       rateLimits: { perMinute: 1_000_000, burstPerSecond: 1_000_000, userPerMinute: 1_000_000 },
       jwt: jwtSettingsFromEnv(),
       secretsKey: TEST_SECRETS_KEY,
-      dataLakeDir: TEST_DATA_LAKE_DIR,
+      dataLake: { kind: 'file', dir: TEST_DATA_LAKE_DIR },
     });
     let routes: string[];
     try {

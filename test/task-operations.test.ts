@@ -30,7 +30,7 @@ beforeAll(async () => {
   keys = (await jose.generateKeyPair('RS256')) as typeof keys;
   lakeDir = mkdtempSync(join(tmpdir(), 'task-lake-'));
   server = await startServer({
-    dataLakeDir: lakeDir,
+    dataLake: { kind: 'file', dir: lakeDir },
     jwt: { publicKeyPem: await jose.exportSPKI(keys.publicKey), issuer: ISSUER, audience: AUDIENCE, clockToleranceSeconds: 30, jwksCooldownMs: 0 },
   });
   member = await newCaller('TaskOps');
@@ -198,7 +198,7 @@ describe('the data-lake record of a lock', () => {
   it('never fails or undoes the lock when the lake folder cannot be written', async () => {
     const blocked = join(mkdtempSync(join(tmpdir(), 'blocked-lake-')), 'a-file');
     writeFileSync(blocked, 'not a folder');
-    const blockedServer = await startServer({ dataLakeDir: blocked });
+    const blockedServer = await startServer({ dataLake: { kind: 'file', dir: blocked } });
     try {
       const task = await newTask();
       const locked = await blockedServer.request('PUT', `/api/tasks/${task.id}/lock`, { key: member.key });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { dataLakeTarget, type DataLakeTarget } from './data-lake';
 import { readAiGatewayConfig, type AiGatewayConfig } from './ai-gateway';
 import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics-embed';
 import { loadConfigFile } from './config-file';
@@ -45,8 +46,8 @@ export interface AppConfig {
   dataDir: string;
   /** How long credentials and memberships may be reused (0 to 30 seconds). */
   authCacheSeconds: number;
-  /** DATA_LAKE_DIR: where data-lake records (task-locks/ ...) are written. */
-  dataLakeDir: string;
+  /** DATA_LAKE_URL (file:///path or s3://bucket/prefix) over DATA_LAKE_DIR, with DATA_LAKE_S3_ENDPOINT: where data-lake records (task-locks/ ...) are written. */
+  dataLake: DataLakeTarget;
   /** SECRETS_KEY: base64 of the 32-byte key that encrypts organization secrets (else kept in the data folder). */
   secretsKey?: string;
   /** WORKER_CONCURRENCY: activity jobs this process runs at once (0: no worker in this process). */
@@ -112,7 +113,11 @@ export function loadConfig(): AppConfig {
     dataDir: process.env.DATA_DIR || '.data',
     authCacheSeconds: integerBetween('AUTH_CACHE_SECONDS', MAX_AUTH_CACHE_SECONDS, 0, MAX_AUTH_CACHE_SECONDS),
     secretsKey: process.env.SECRETS_KEY || undefined,
-    dataLakeDir: process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
+    dataLake: dataLakeTarget(
+      process.env.DATA_LAKE_URL || undefined,
+      process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
+      process.env.DATA_LAKE_S3_ENDPOINT || undefined,
+    ),
     workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
     expressionTimeoutMs: positiveInteger('EXPRESSION_TIMEOUT_MS', DEFAULT_EXPRESSION_TIMEOUT_MS),
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),

@@ -13,6 +13,8 @@ export interface MetricSources {
   pools: Record<string, () => PoolUsage>;
   /** The job queue's jobs by state. */
   jobs: () => Promise<JobCounts>;
+  /** Data-lake records written and given up on since the process started. */
+  lakeWrites: () => { written: number; failed: number };
 }
 
 type HttpLabel = 'method' | 'route' | 'status';
@@ -72,6 +74,7 @@ export class Metrics {
   constructor(sources: MetricSources) {
     this.poolGauges(sources.pools);
     this.jobGauge(sources.jobs);
+    this.lakeCounter(sources.lakeWrites);
   }
 
   /**
@@ -132,6 +135,22 @@ export class Metrics {
     };
     gauge('db_pool_connections_in_use', 'Database connections lent out, by pool', (usage) => usage.inUse);
     gauge('db_pool_connections_waiting', 'Queries waiting for a database connection, by pool', (usage) => usage.waiting);
+  }
+
+  private lakeCounter(read: MetricSources['lakeWrites']): void {
+    const writes: Counter<'result'> = new Counter<'result'>({
+      name: 'data_lake_writes_total',
+      help: 'Data-lake records written (result="written") and given up on after every attempt (result="failed")',
+      labelNames: ['result'],
+      registers: [this.registry],
+      // The lake counts; the counter shows its figures as they are when scraped.
+      collect: () => {
+        const counts = read();
+        writes.reset();
+        writes.inc({ result: 'written' }, counts.written);
+        writes.inc({ result: 'failed' }, counts.failed);
+      },
+    });
   }
 
   private jobGauge(jobs: MetricSources['jobs']): void {

@@ -11,7 +11,7 @@ import { demoSummaryText, loadDemo, waitForDemoActivities } from '../demo/demo-d
 import { JobWorker, migrateJobQueue } from '../jobs/job-queue';
 import { resources } from '../catalog/registry';
 import { automationJobs } from '../modules/workflow/automation-jobs';
-import { DataLake } from '../modules/integrations/data-lake';
+import { openDataLake } from '../modules/integrations/data-lake';
 import { Services } from '../engine/services';
 import { modules } from '../modules';
 
@@ -43,7 +43,7 @@ async function main(): Promise<number> {
       // As at the first start of the server: someone can administer the platform afterwards.
       await bootstrapAdministrator(orm, config.bootstrapApiKey);
       await migrateJobQueue(database.url);
-      const services = new Services(resources, modules, { lake: new DataLake(config.dataLakeDir) });
+      const services = new Services(resources, modules, { lake: openDataLake(config.dataLake) });
       const outcome = await loadDemo(orm, services);
       if (!outcome.loaded) {
         process.stdout.write(`\nDemo data not loaded: ${outcome.reason}\n\n`);

@@ -70,7 +70,7 @@ export async function startServer({
     maxApiKeysPerUser: UNLIMITED_API_KEYS,
     jwt: jwtSettingsFromEnv(),
     secretsKey: TEST_SECRETS_KEY,
-    dataLakeDir: TEST_DATA_LAKE_DIR,
+    dataLake: { kind: 'file', dir: TEST_DATA_LAKE_DIR },
     ...options,
   });
   const server: Server = await new Promise((resolve) => {
