@@ -104,15 +104,58 @@ describe('reads by id', () => {
 });
 
 describe('writes', () => {
-  it('update a row in its transaction with one locking read that also checks tenancy and parents', async () => {
+  it('update fields no rule watches in one UPDATE that checks tenancy and parents itself, over REST and GraphQL', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    const task = await createTask(server, project.id, {}, member.key);
+    await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 1 }, key: member.key });
+    let answer: any;
+    const recorded = await server.fewestQueries(async (attempt) => {
+      answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 20 + attempt }, key: member.key });
+      expect(answer.status, answer.text).toBe(200);
+    });
+    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['update']);
+    expect(recorded[0].text).toMatch(/^update "task" r0 set .* where r0\."id" = \$1::uuid and .*"tenant_id" = any\(\$2::uuid\[\]\).* returning r0\.\*$/s);
+    expect(recorded[0].params).toContain(task.id);
+    const stored = (await server.request('GET', `/api/tasks/${task.id}`, { key: member.key })).body;
+    expect(answer.body).toMatchObject({ priority: stored.priority, changeSequence: stored.changeSequence, updatedOn: stored.updatedOn });
+
+    const graphql = await server.fewestQueries(async (attempt) => {
+      const written = await server.graphql(
+        `mutation($id: ID!, $input: TaskUpdateRequest!) { updateTask(id: $id, input: $input) { id priority changeSequence } }`,
+        { id: task.id, input: { priority: 40 + attempt } },
+        member.key,
+      );
+      expect(written.body.errors).toBeUndefined();
+      expect(written.body.data.updateTask.priority).toBe(40 + attempt);
+    });
+    expect(graphql.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['update']);
+  });
+
+  it('write nothing when the values are already stored, and refuse a stale changeSequence with 409', async () => {
+    const task = await createTask(server, (await createProject(server, organizationId, {}, member.key)).id, { priority: 5 }, member.key);
+    const same = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 5 }, key: member.key });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body).toMatchObject({ priority: 5, changeSequence: task.changeSequence, updatedOn: task.updatedOn });
+
+    const stale = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 6, changeSequence: task.changeSequence + 3 }, key: member.key });
+    expect(stale.status, stale.text).toBe(409);
+    expect(stale.body.currentChangeSequence).toBe(task.changeSequence);
+    const current = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 6, changeSequence: task.changeSequence }, key: member.key });
+    expect(current.status, current.text).toBe(200);
+    expect(current.body).toMatchObject({ priority: 6, changeSequence: task.changeSequence + 1 });
+  });
+
+  it('update a field a rule watches in its transaction with one locking read that also checks tenancy and parents', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     const task = await createTask(server, project.id, {}, member.key);
     await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 1 }, key: member.key });
     const recorded = await server.fewestQueries(async (attempt) => {
-      const answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { priority: 2 + attempt }, key: member.key });
+      const answer = await server.request('PUT', `/api/tasks/${task.id}`, { body: { assigneeId: attempt % 2 ? null : member.id }, key: member.key });
       expect(answer.status, answer.text).toBe(200);
     });
-    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'update', 'commit']);
+    // The ASSIGNED activity is recorded once the change has committed.
+    expect(recorded.map((s) => s.text.split(' ')[0].toLowerCase())).toEqual(['begin', 'select', 'update', 'commit', 'insert']);
+    expect(recorded[4].text).toMatch(/^insert into "task_activity"/);
     expect(recorded[1].text).toMatch(/for update of r0$/);
     expect(recorded[1].params).toContain(task.id);
   });
@@ -156,9 +199,34 @@ describe('a task create', () => {
       if (!insert) return text.split(' ')[0].toLowerCase();
       return `insert ${insert[1]}${text.includes('graphile_worker.add_job') ? ' and its job' : ''}`;
     });
-    // The project is read inside the transaction (live, visible); the activity is written once the task is committed.
-    expect(shape).toEqual(['begin', 'select', 'insert task', 'insert platform_event and its job', 'commit', 'insert task_activity']);
-    expect(recorded[3].text).toContain('graphile_worker.add_job');
+    // The project is read (live, visible), then the task, its event and the job go in one statement, a
+    // transaction in itself; the activity is written once that has committed.
+    expect(shape).toEqual(['select', 'insert task and its job', 'insert task_activity']);
+    expect(recorded[1].text).toMatch(/^with w0 as \(insert into "task" .*\), w1 as \(insert into "platform_event" .*graphile_worker\.add_job/s);
+  });
+
+  it('writes neither the task nor its event when one of them fails', async () => {
+    const project = await createProject(server, organizationId, {}, member.key);
+    const database = new pg.Client({ connectionString: inject('databaseUrl') });
+    await database.connect();
+    const trigger = `refuse_events_${project.id.replaceAll('-', '_')}`;
+    // A failure of the event's INSERT, for this project only (other suites share the database).
+    await database.query(`create function ${trigger}() returns trigger language plpgsql as $$ begin raise exception 'no events here'; end $$`);
+    await database.query(
+      `create trigger ${trigger} before insert on platform_event for each row when (new.project_id = '${project.id}') execute function ${trigger}()`,
+    );
+    try {
+      const answer = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'half' }, key: member.key });
+      expect(answer.status).toBe(500);
+      const { rows } = await database.query('select count(*)::int as n from task where project_id = $1', [project.id]);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await database.query(`drop trigger ${trigger} on platform_event`);
+      await database.query(`drop function ${trigger}()`);
+      await database.end();
+    }
+    const after = await server.request('POST', '/api/tasks', { body: { projectId: project.id, title: 'whole' }, key: member.key });
+    expect(after.status, after.text).toBe(201);
   });
 });
 

@@ -15,11 +15,12 @@ interface ConnectionSource {
  * bound as PostgreSQL array literals, so they may hold only UUIDs (what the statements bind).
  */
 export function runPreparedInTransaction<R>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
-  return runOnConnection<R>(
-    em,
-    statement,
-    values.map((value) => (Array.isArray(value) ? `{${value.join(',')}}` : value)),
-  );
+  return runOnConnection<R>(em, statement, values.map(boundUuids));
+}
+
+/** A list of UUIDs as the PostgreSQL array literal a `$n::uuid[]` parameter takes; other values as they are. */
+export function boundUuids(value: unknown): unknown {
+  return Array.isArray(value) ? `{${value.join(',')}}` : value;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ReferenceKind, Utils, type EntityClass, type EntityMetadata } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { runOnConnection } from './prepared-in-transaction';
+import { boundUuids, runOnConnection } from './prepared-in-transaction';
 import type { PreparedStatement } from './read-pool';
 
 /**
@@ -71,9 +71,9 @@ function columnValues(em: EntityManager, meta: EntityMetadata, values: Record<st
   return columns;
 }
 
-async function run(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<void> {
+async function run<R = unknown>(em: EntityManager, statement: PreparedStatement, values: unknown[]): Promise<R[]> {
   try {
-    await runOnConnection(em, statement, values);
+    return await runOnConnection<R>(em, statement, values);
   } catch (error) {
     // The same exceptions as the ORM's own writes (unique, foreign key and not-null violations ...).
     throw em.getDriver().convertException(error as Error);
@@ -96,6 +96,58 @@ export async function updateRow(em: EntityManager, entity: EntityClass<object>, 
     return `update ${quote(meta.tableName)} set ${assignments.join(', ')} where ${quote(key)} = $1`;
   });
   await run(em, statement, [id, ...columns.map(([, value]) => value)]);
+}
+
+/**
+ * An UPDATE sent as one statement (a transaction in itself outside one) to the row a guard admits: the
+ * guard's condition on the row's own columns (`$1` the id, `$2`... its other values, arrays of UUIDs).
+ */
+export interface GuardedUpdate {
+  guard: { name: string; table: string; alias: string; condition: string };
+  guardValues: unknown[];
+  /** Written only when one of them differs from the row. */
+  changes: Record<string, unknown>;
+  /** Written with the changes, not compared (a time of update). */
+  stamps: Record<string, unknown>;
+  /** Raised by one with the changes (a change sequence). */
+  increments: string[];
+  /** What the row must hold to be written (a change sequence the caller names). */
+  expected: Record<string, unknown>;
+}
+
+/**
+ * `update ... where <guard> and <expected> and <a change differs> returning *`: the row as written, or
+ * none when the guard, `expected` or the absence of a difference left it alone (the caller tells which);
+ * undefined, and nothing sent, when the entity or a value is not a plain column.
+ */
+export async function updateGuarded(em: EntityManager, entity: EntityClass<object>, update: GuardedUpdate): Promise<Record<string, unknown>[] | undefined> {
+  const meta = em.getMetadata().get(entity.name);
+  if (!isPlain(meta)) return undefined;
+  const [changes, stamps, expected] = [update.changes, update.stamps, update.expected].map((values) => columnValues(em, meta, values));
+  if (!changes?.length || !stamps || !expected) return undefined;
+  const increments = update.increments.map((name) => meta.properties[name].fieldNames[0]);
+  const columns = (list: [string, unknown][]) => list.map(([column]) => column).join();
+  const key = `guarded ${update.guard.name} ${columns(changes)}/${columns(stamps)}/${increments.join()}/${columns(expected)}`;
+  const statement = statementOf(key, () => {
+    const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+    const { table, alias, condition } = update.guard;
+    const at = (list: [string, unknown][], offset: number) => list.map(([column], index) => ({ column: quote(column), parameter: `$${offset + index + 1}` }));
+    const changed = at(changes, update.guardValues.length);
+    const stamped = at(stamps, update.guardValues.length + changes.length);
+    const held = at(expected, update.guardValues.length + changes.length + stamps.length);
+    const assignments = [
+      ...[...changed, ...stamped].map(({ column, parameter }) => `${column} = ${parameter}`),
+      ...increments.map((column) => `${quote(column)} = ${alias}.${quote(column)} + 1`),
+    ];
+    const conditions = [
+      condition,
+      ...held.map(({ column, parameter }) => `${alias}.${column} = ${parameter}`),
+      `(${changed.map(({ column, parameter }) => `${alias}.${column} is distinct from ${parameter}`).join(' or ')})`,
+    ];
+    return `update ${table} ${alias} set ${assignments.join(', ')} where ${conditions.join(' and ')} returning ${alias}.*`;
+  });
+  const values = [...update.guardValues.map(boundUuids), ...[...changes, ...stamps, ...expected].map(([, value]) => value)];
+  return run<Record<string, unknown>>(em, statement, values);
 }
 
 /**
@@ -135,6 +187,57 @@ export async function insertRow(em: EntityManager, entity: EntityClass<object>, 
     return then ? `with inserted as (${insert}) ${shiftParameters(then.sql, columns.length)}` : insert;
   });
   await run(em, statement, [...columns.map(([, value]) => value), ...(then?.params ?? [])]);
+}
+
+/** A row to insert, with the statement that follows it (an event's job), if any. */
+export interface RowInsert {
+  entity: EntityClass<object>;
+  values: Record<string, unknown>;
+  then?: FollowingStatement;
+}
+
+/**
+ * Several rows inserted by one statement (`with w0 as (insert ...), w1 as (insert ...) select ...`), a
+ * transaction in itself: all are written or none, in one round trip. The statements that follow them
+ * run in it too. Where an entity is not plain columns, the rows go one by one in a transaction.
+ */
+export async function insertRows(em: EntityManager, rows: RowInsert[]): Promise<void> {
+  if (rows.length === 1) return insertRow(em, rows[0].entity, rows[0].values, rows[0].then);
+  const written = rows.map(({ entity, values, then }) => {
+    const meta = em.getMetadata().get(entity.name);
+    return { meta, then, columns: isPlain(meta) ? columnValues(em, meta, values) : undefined };
+  });
+  if (written.some(({ columns }) => !columns?.length)) {
+    await em.transactional(async (tx) => {
+      for (const row of rows) await insertRow(tx as EntityManager, row.entity, row.values, row.then);
+    });
+    return;
+  }
+  const key = written.map(({ meta, columns, then }) => `${meta.tableName} ${columns!.map(([column]) => column).join()}${then ? ` then ${then.key}` : ''}`);
+  const statement = statementOf(`insert rows ${key.join(' + ')}`, () => {
+    const quote = (name: string) => em.getPlatform().quoteIdentifier(name);
+    const parts: string[] = [];
+    const following: string[] = [];
+    let offset = 0;
+    for (const [index, { meta, columns, then }] of written.entries()) {
+      const placeholders = columns!.map((_, n) => `$${offset + n + 1}`);
+      parts.push(
+        `w${index} as (insert into ${quote(meta.tableName)} (${columns!.map(([column]) => quote(column)).join(', ')}) values (${placeholders.join(', ')}))`,
+      );
+      offset += columns!.length;
+      if (!then) continue;
+      // Referenced by the final select, so that it runs (a CTE no one reads is skipped).
+      parts.push(`f${index} as (${shiftParameters(then.sql, offset)})`);
+      following.push(`(select count(*) from f${index})`);
+      offset += then.params.length;
+    }
+    return `with ${parts.join(', ')} select ${following.join(' + ') || '1'}`;
+  });
+  await run(
+    em,
+    statement,
+    written.flatMap(({ columns, then }) => [...columns!.map(([, value]) => value), ...(then?.params ?? [])]),
+  );
 }
 
 /**

@@ -1,5 +1,6 @@
 import { DriverException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { insertRows, type RowInsert } from '../database/row-writes';
 import type { PlatformUser } from '../entities/platform-user';
 import { Loaders } from './loaders';
 import type { Services } from './services';
@@ -96,9 +97,28 @@ export class RequestContext {
   /** Work deferred until the transaction of this context commits, run with the context outside it. */
   private committed: ((outside: RequestContext) => Promise<void>)[] = [];
 
+  /** Inside `oneStatement`: the rows inserted so far, written together when it ends. */
+  pendingInserts?: RowInsert[];
+
+  /**
+   * Runs `work`, whose only writes are INSERTs of rows it does not read back, and sends them all as one
+   * statement: all or nothing, as a transaction, in one round trip. What `work` defers with `afterCommit`
+   * runs once that statement has succeeded.
+   */
+  async oneStatement<R>(work: (ctx: RequestContext) => Promise<R>): Promise<R> {
+    const inner = new RequestContext(this.em, this.actor, this.services);
+    inner.memberships = this.memberships;
+    inner.cause = this.cause;
+    inner.pendingInserts = [];
+    const result = await work(inner);
+    if (inner.pendingInserts.length) await insertRows(this.em, inner.pendingInserts);
+    for (const task of inner.committed) await task(this);
+    return result;
+  }
+
   /** Runs `task` once this context's transaction has committed (at once outside a transaction). */
   async afterCommit(task: (outside: RequestContext) => Promise<void>): Promise<void> {
-    if (this.em.isInTransaction()) this.committed.push(task);
+    if (this.em.isInTransaction() || this.pendingInserts) this.committed.push(task);
     else await task(this);
   }
 

@@ -217,32 +217,74 @@ export function itemStatement(
   shape: ItemShape,
   writer: Writer = 'member',
 ): ItemStatement {
+  if (shape === 'lock') {
+    const { name, table, alias, condition, parameters } = writeGuard(resource, metadata, resourceOf, viewer, writer);
+    return { name: `lock:${name}`, text: `select ${alias}.* from ${table} ${alias} where ${condition} for update of ${alias}`, parameters };
+  }
   const builder = new Builder(metadata, resourceOf, viewer);
   const alias = builder.alias();
   const organization = builder.organization(resource, alias);
   const visible = builder.visible(resource, alias, organization);
   const select =
-    shape === 'lock'
-      ? [`${alias}.*`]
-      : shape === 'reference'
-        ? [`${alias}."id"`, `${organization ?? 'null'} as ${quote(ORGANIZATION_COLUMN)}`]
-        : builder.columns(resource.entity, alias);
+    shape === 'reference' ? [`${alias}."id"`, `${organization ?? 'null'} as ${quote(ORGANIZATION_COLUMN)}`] : builder.columns(resource.entity, alias);
   const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias)];
   if (shape === 'one') {
     for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));
     if (visible) select.push(`${visible} as ${quote(VISIBLE_COLUMN)}`);
   } else {
-    conditions.push(visible, shape === 'lock' ? builder.writable(resource, alias, organization, writer) : undefined);
+    conditions.push(visible);
   }
-  const parameters = (['organizations', 'owned', 'user'] as const).filter((name) => builder.uses.has(name));
-  const text = `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} where ${conditions
-    .filter(Boolean)
-    .join(' and ')}${shape === 'lock' ? ` for update of ${alias}` : ''}`.replace(
-    /\{(organizations|owned|user)\}/g,
-    (_, name: ItemParameter) => `$${parameters.indexOf(name) + 2}`,
+  const parameters = parametersOf(builder);
+  const text = numbered(
+    `select ${select.join(', ')} from ${builder.table(resource.entity)} ${alias} where ${conditions.filter(Boolean).join(' and ')}`,
+    parameters,
   );
-  return { name: `${shape}:${resource.path}:${viewer === 'member' ? 'caller' : viewer}${shape === 'lock' ? `:${writer}` : ''}`, text, parameters };
+  return { name: `${shape}:${resource.path}:${viewerName(viewer)}`, text, parameters };
 }
+
+/**
+ * Which row a write may change, as a condition on the row's own columns: the live row with id `$1`
+ * that the caller may see and `writer` lets them write. The `lock` statement reads it FOR UPDATE; an
+ * update no rule needs to see first is one `update <table> <alias> set ... where <condition>`.
+ */
+export interface WriteGuard {
+  /** Names the guard: the resource, the kind of caller and the writer. */
+  name: string;
+  table: string;
+  alias: string;
+  /** `$1` the id, then the caller's values in the order of `parameters`. */
+  condition: string;
+  parameters: ItemParameter[];
+}
+
+export function writeGuard(resource: Resource, metadata: MetadataStorage, resourceOf: ResourceOf, viewer: Viewer, writer: Writer): WriteGuard {
+  const builder = new Builder(metadata, resourceOf, viewer);
+  const alias = builder.alias();
+  const organization = builder.organization(resource, alias);
+  const conditions = [
+    `${alias}."id" = $1::uuid`,
+    builder.live(resource, alias),
+    builder.visible(resource, alias, organization),
+    builder.writable(resource, alias, organization, writer),
+  ];
+  const parameters = parametersOf(builder);
+  return {
+    name: `${resource.path}:${viewerName(viewer)}:${writer}`,
+    table: builder.table(resource.entity),
+    alias,
+    condition: numbered(conditions.filter(Boolean).join(' and '), parameters),
+    parameters,
+  };
+}
+
+const viewerName = (viewer: Viewer): string => (viewer === 'member' ? 'caller' : viewer);
+
+/** The caller's values a statement reads, in the order they are bound after the id. */
+const parametersOf = (builder: Builder): ItemParameter[] => (['organizations', 'owned', 'user'] as const).filter((name) => builder.uses.has(name));
+
+/** `{organizations}`, `{owned}` and `{user}` as the parameters that follow the id. */
+const numbered = (text: string, parameters: ItemParameter[]): string =>
+  text.replace(/\{(organizations|owned|user)\}/g, (_, name: ItemParameter) => `$${parameters.indexOf(name) + 2}`);
 
 /** A sort key reached through references: the relations it follows and the column it ends on. */
 export interface RelatedSortPath {

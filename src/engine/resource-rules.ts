@@ -24,11 +24,21 @@ export interface ResourceRules<T extends object> {
   /** Create dependent rows once the new row exists. */
   afterCreate?(ctx: RequestContext, entity: T): Promise<void>;
   /**
+   * `afterCreate` only records other rows (`record`) and defers the rest until after the commit; it reads
+   * nothing the create writes: the new row and those rows are then inserted by one statement.
+   */
+  afterCreateOnlyInserts?: boolean;
+  /**
    * React to an update once it is written (not called when nothing changed): `entity` is the row as it
    * is now, `changes` the columns the write changed (the server's changeSequence and updatedOn among
    * them), `before` the row as it was.
    */
   afterUpdate?(ctx: RequestContext, entity: T, changes: Partial<T>, before: T): Promise<void>;
+  /**
+   * The only fields whose change `beforeUpdate` and `afterUpdate` react to: an update that sends none of
+   * them is written without calling them (as one statement). Absent: they see every update.
+   */
+  updateWatches?: readonly string[];
   /** Refuse a delete that would break an invariant. */
   beforeDelete?(ctx: RequestContext, entity: T): Promise<void>;
   /** Record a delete once it is written (soft or hard); `entity` is the row as it was before. */
@@ -57,6 +67,10 @@ export function combineRules<T extends object>(...parts: ResourceRules<T>[]): Re
       for (const run of hooks) await run(...args);
     };
   }
+  const creating = parts.filter((part) => part.afterCreate);
+  if (creating.length && creating.every((part) => part.afterCreateOnlyInserts)) combined.afterCreateOnlyInserts = true;
+  const watches = combinedWatches(parts);
+  if (watches) combined.updateWatches = watches;
   const replays = parts.filter((part) => part.replayOf);
   if (replays.length) {
     combined.replayOf = async (ctx, values) => {
@@ -68,4 +82,11 @@ export function combineRules<T extends object>(...parts: ResourceRules<T>[]): Re
     };
   }
   return combined;
+}
+
+/** The fields the update hooks of `parts` watch together; undefined when one of them watches every update. */
+function combinedWatches<T extends object>(parts: ResourceRules<T>[]): readonly string[] | undefined {
+  const reacting = parts.filter((part) => part.beforeUpdate || part.afterUpdate);
+  if (reacting.length === 0 || reacting.some((part) => !part.updateWatches)) return undefined;
+  return [...new Set(reacting.flatMap((part) => part.updateWatches!))];
 }

@@ -2,7 +2,7 @@ import { ForeignKeyConstraintViolationException, raw, sql, type EntityClass, typ
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
-import { insertRow, storedRow, updateRow, type FollowingStatement } from '../database/row-writes';
+import { insertRow, storedRow, updateGuarded, updateRow, type FollowingStatement } from '../database/row-writes';
 import type { BaseEntity } from '../entities/base';
 import {
   BadRequestError,
@@ -28,7 +28,16 @@ import { parseInput } from './input';
 import { ListStatements, sqlOf } from './list-statements';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import { itemStatement, ORGANIZATION_COLUMN, relatedSortValue, VISIBLE_COLUMN, type ItemShape, type ItemStatement } from './item-statement';
+import {
+  itemStatement,
+  ORGANIZATION_COLUMN,
+  relatedSortValue,
+  VISIBLE_COLUMN,
+  writeGuard,
+  type ItemShape,
+  type ItemStatement,
+  type WriteGuard,
+} from './item-statement';
 import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, rowSeenBy, rowsSeenBy } from './user-projection';
@@ -68,6 +77,8 @@ type ReferencedRow = { id: string } & Record<typeof ORGANIZATION_COLUMN, string 
 export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** The prepared hot reads of this resource, written once per shape and kind of caller. */
   private readonly statements = new Map<string, ItemStatement>();
+  private readonly guards = new Map<string, WriteGuard>();
+  private needingTheRow?: Set<string>;
   /** The statements of list requests, written once per shape. */
   private readonly lists: ListStatements;
 
@@ -182,8 +193,21 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return statement;
   }
 
+  /** Which row the caller may write, as the condition of an UPDATE (see `lock`). */
+  private writeGuard(ctx: RequestContext, action: WriteAction): WriteGuard {
+    const viewer = viewerOf(ctx);
+    const key = `${action}:${viewer}`;
+    let guard = this.guards.get(key);
+    if (!guard) {
+      const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
+      guard = writeGuard(this.resource, ctx.em.getMetadata(), resourceOf, viewer, this.resource.access[action]);
+      this.guards.set(key, guard);
+    }
+    return guard;
+  }
+
   /** The values an item statement binds: the id(s), then the caller's organizations, owned ones, user id. */
-  async itemValues(ctx: RequestContext, statement: ItemStatement, id: string | string[]): Promise<unknown[]> {
+  async itemValues(ctx: RequestContext, statement: Pick<ItemStatement, 'parameters'>, id: string | string[]): Promise<unknown[]> {
     const values: unknown[] = [id];
     for (const parameter of statement.parameters) {
       if (parameter === 'user') values.push(ctx.user?.id ?? null);
@@ -236,12 +260,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       body = this.namingParent(body, parentId);
     }
     const { values, sent } = parseInput(this.resource, body, 'create');
-    // A create without rules whose checks all pass before the insert is that one INSERT, a transaction
-    // in itself: its checks only read, and nothing else is written.
-    if (this.insertsAlone && !ctx.em.isInTransaction()) {
+    // A create whose checks all pass before the insert, and whose rules only record other rows with it,
+    // is one INSERT statement: its checks only read, and it is a transaction in itself.
+    if (this.createsInOneStatement && !ctx.em.isInTransaction()) {
       await writableRows(ctx, this.resource, 'create');
       const organizationId = await this.assertReferencesExist(ctx, values);
-      if (await this.writableBeforeInsert(ctx, organizationId)) return { row: rowSeenBy(ctx, this.resource, await this.insert(ctx, values)), created: true };
+      if (await this.writableBeforeInsert(ctx, organizationId)) {
+        const row = await ctx.oneStatement(async (batch) => {
+          const created = await this.insert(batch, values);
+          await this.resource.rules.afterCreate?.(batch, created);
+          return created;
+        });
+        return { row: rowSeenBy(ctx, this.resource, row), created: true };
+      }
     }
     const { row, created } = await ctx.transaction(async (tx) => {
       // Also loads the caller's memberships as they are before the insert.
@@ -260,9 +291,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return { row: rowSeenBy(ctx, this.resource, row), created };
   }
 
-  private get insertsAlone(): boolean {
+  private get createsInOneStatement(): boolean {
     const { rules, affectsAccess } = this.resource;
-    return !rules.beforeCreate && !rules.afterCreate && !rules.replayOf && !affectsAccess;
+    return !rules.beforeCreate && (!rules.afterCreate || !!rules.afterCreateOnlyInserts) && !rules.replayOf && !affectsAccess;
   }
 
   /**
@@ -277,13 +308,20 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     // A body never carries an id (server-owned); a row the server records may (a linked delta's create names its data object).
     Object.assign(values, { id: (values.id as string | undefined) ?? randomUUID(), uuid: randomUUID(), createdOn: now, updatedOn: now, changeSequence: 0 });
     this.refreshSearchText(values);
-    await insertRow(ctx.em, this.entity, this.storedValues(ctx, values), then);
+    const stored = this.storedValues(ctx, values);
+    if (ctx.pendingInserts) ctx.pendingInserts.push({ entity: this.entity, values: stored, then });
+    else await insertRow(ctx.em, this.entity, stored, then);
     return values as T;
   }
 
   async update(ctx: RequestContext, id: string, body: unknown, parentId?: string, ifMatch?: IfMatch): Promise<T> {
     const { values, sent, changeSequence } = parseInput(this.resource, body, 'update');
     assertAgreeing(id, changeSequence, ifMatch);
+    if (parentId === undefined && ifMatch === undefined && isUuid(id) && !ctx.em.isInTransaction() && this.updatesAlone(values)) {
+      const written = await this.updateAlone(ctx, id, values, changeSequence);
+      if (written) return rowSeenBy(ctx, this.resource, written);
+      // Nothing written: the row is unchanged, the changeSequence stale, or the row not the caller's; the transaction below says which.
+    }
     const row = await ctx.transaction(async (tx) => {
       // The row as stored, to compare, hand to the rules and answer; the UPDATE below is the only write.
       const entity = await this.underParent(tx, id, parentId, async () => storedRow(tx.em, this.entity, await this.lockForWrite(tx, id, 'update')) as T);
@@ -301,6 +339,47 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       return updated;
     });
     return rowSeenBy(ctx, this.resource, row);
+  }
+
+  /**
+   * Whether an update of these fields is written as one statement: no rule reacts to them, and none of
+   * them can move the row (a reference, its owner or what its privacy reads), grant access or feed the
+   * search text, which would need the row as it was.
+   */
+  private updatesAlone(values: Record<string, unknown>): boolean {
+    const { rules, affectsAccess } = this.resource;
+    const watched = rules.beforeUpdate || rules.afterUpdate ? rules.updateWatches : [];
+    if (affectsAccess || !watched) return false;
+    return Object.keys(values).every((name) => !watched.includes(name) && !this.fieldsNeedingTheRow.has(name));
+  }
+
+  private get fieldsNeedingTheRow(): Set<string> {
+    const searched = this.resource.fields.some((f) => f.name === 'searchText');
+    this.needingTheRow ??= new Set([
+      ...this.accessFields,
+      ...this.resource.fields.filter((f) => f.reference || (searched && f.options.searchable)).map((f) => f.name),
+    ]);
+    return this.needingTheRow;
+  }
+
+  /**
+   * The update as one UPDATE ... RETURNING whose condition is the locking read's (the live row the caller
+   * may see and write) and the body's changeSequence, written only when a value differs: the row as
+   * written, or undefined when nothing was.
+   */
+  private async updateAlone(ctx: RequestContext, id: string, values: Record<string, unknown>, changeSequence: number | undefined): Promise<T | undefined> {
+    await writableRows(ctx, this.resource, 'update');
+    const guard = this.writeGuard(ctx, 'update');
+    const [row] =
+      (await updateGuarded(ctx.em, this.entity, {
+        guard,
+        guardValues: await this.itemValues(ctx, guard, id),
+        changes: values,
+        stamps: { updatedOn: new Date() },
+        increments: ['changeSequence'],
+        expected: changeSequence === undefined ? {} : { changeSequence },
+      })) ?? [];
+    return row && storedRow(ctx.em, this.entity, row);
   }
 
   /**

@@ -24,6 +24,7 @@ export const taskRules: ResourceRules<Task> = {
     await recordTaskActivity(tx, task.id, 'CREATED', 'Task created');
     await recordEvent(tx, task.projectId, 'task_created', { taskId: task.id });
   },
+  afterCreateOnlyInserts: true,
   async beforeUpdate(tx, task, changes) {
     // `changes` holds only what differs from the row, and a non-empty change is written.
     if ('statusSlug' in changes) await recordStatusChange(tx, task, changes.statusSlug ?? null);
@@ -34,6 +35,7 @@ export const taskRules: ResourceRules<Task> = {
       to: changes.assigneeId ?? null,
     });
   },
+  updateWatches: ['statusSlug', 'assigneeId'],
 };
 
 /** The STATUS_CHANGED activity and the task_status_changed event of a change of statusSlug. */
