@@ -265,7 +265,8 @@ export function writeGuard(resource: Resource, metadata: MetadataStorage, resour
     `${alias}."id" = $1::uuid`,
     builder.live(resource, alias),
     builder.visible(resource, alias, organization),
-    builder.writable(resource, alias, organization, writer),
+    // A member writer's condition is the tenancy `visible` already holds.
+    writer === 'member' ? undefined : builder.writable(resource, alias, organization, writer),
   ];
   const parameters = parametersOf(builder);
   return {

