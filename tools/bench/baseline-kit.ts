@@ -48,11 +48,6 @@ export async function sql(db: Queryable, text: string, values: unknown[]): Promi
   return send(db, { name, text, values });
 }
 
-/** A statement planned for its values each time (unnamed), as the server sends `begin` and `commit`. */
-async function unprepared(db: Queryable, text: string, values: unknown[]): Promise<Row[]> {
-  return send(db, { text, values });
-}
-
 async function send(db: Queryable, query: pg.QueryConfig): Promise<Row[]> {
   counter.statements += 1;
   counter.recorded?.push({ text: query.text, named: query.name !== undefined });
@@ -346,26 +341,6 @@ export function baselineApp(authenticate: ReturnType<typeof authenticator>): Exp
   app.use(authenticate);
   app.use(express.json({ limit: '1mb' }));
   return app;
-}
-
-/**
- * Runs a transaction on one connection: `begin`, `work`, `commit` (or `rollback`), each counted as the
- * server counts them.
- */
-export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>, prepared = true): Promise<T> {
-  const run = prepared ? sql : unprepared;
-  const client = await pool.connect();
-  try {
-    await run(client, 'begin', []);
-    const result = await work(client);
-    await run(client, 'commit', []);
-    return result;
-  } catch (error) {
-    await run(client, 'rollback', []).catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }
 
 /**
