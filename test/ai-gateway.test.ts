@@ -8,8 +8,9 @@ import { startServer, unique, type TestServer } from './support/server';
 /**
  * The AI gateway (docs/ai-gateway.md) against a real OpenAI-compatible
  * provider on 127.0.0.1 (test/support/openai-upstream.ts): capability refusals before any call, the
- * model name mapping, the reasoning rule, one error taxonomy for whole and streamed answers, streaming
- * as it arrives, abort on disconnect, and the provider key in no answer and no log line.
+ * model name mapping, the reasoning rule, one error taxonomy for whole and streamed answers in the shape
+ * OpenAI clients read (with the status mapping and x-should-retry), the OpenAI model list, streaming as
+ * it arrives, abort on disconnect, and the provider key in no answer and no log line.
  */
 
 /** Every line the server logs while this suite runs (the real logger's configuration, written here). */
@@ -31,6 +32,27 @@ const { newCaller, rest } = callersOf(() => server);
 
 /** Every answer text this suite received: the key must be in none of them. */
 const answers: string[] = [];
+
+/** The `error.type` and `error.code` of each status the gateway answers. */
+const KINDS: Record<number, [string, string]> = {
+  400: ['invalid_request_error', 'BAD_REQUEST'],
+  401: ['authentication_error', 'UNAUTHENTICATED'],
+  404: ['invalid_request_error', 'NOT_FOUND'],
+  405: ['invalid_request_error', 'METHOD_NOT_ALLOWED'],
+  413: ['invalid_request_error', 'PAYLOAD_TOO_LARGE'],
+  422: ['invalid_request_error', 'UNPROCESSABLE_ENTITY'],
+  429: ['rate_limit_error', 'RATE_LIMITED'],
+  502: ['upstream_error', 'BAD_GATEWAY'],
+  503: ['upstream_error', 'SERVICE_UNAVAILABLE'],
+  504: ['timeout_error', 'GATEWAY_TIMEOUT'],
+};
+
+/** An error body of the gateway's paths: `error` the object OpenAI clients read, `message` and `status` as everywhere. */
+function gatewayError(status: number, message: unknown, more: { param?: string; [field: string]: unknown } = {}) {
+  const { param = null, ...rest } = more;
+  const [type, code] = KINDS[status];
+  return { error: { message, type, param, code }, message, status, ...rest };
+}
 
 type Flags = Partial<Record<'supports_tools' | 'supports_vision' | 'supports_documents' | 'reasoning_output' | 'enabled', boolean>>;
 
@@ -226,12 +248,13 @@ describe('POST /api/ai/chat/completions', () => {
         const calls = await upstream.during(async () => {
           const answer = await complete({ model: bare, ...body, stream: streamed });
           expect(answer.status, answer.text).toBe(400);
-          expect(answer.body).toEqual({
-            error: 'Bad Request',
-            message: `model ${bare} does not support ${capability}`,
-            status: 400,
-            details: [{ field, message: `model ${bare} does not support ${capability}` }],
-          });
+          expect(answer.headers.get('x-should-retry')).toBe('false');
+          expect(answer.body).toEqual(
+            gatewayError(400, `model ${bare} does not support ${capability}`, {
+              param: field,
+              details: [{ field, message: `model ${bare} does not support ${capability}` }],
+            }),
+          );
         });
         expect(calls).toEqual([]);
       }
@@ -250,20 +273,18 @@ describe('POST /api/ai/chat/completions', () => {
     const nowhere = await model('echo', {}, 'nowhere');
     const keyUnset = await model('echo', {}, 'unsetKey');
     const calls = await upstream.during(async () => {
-      expect((await complete({ model: 'no-such-model', messages: MESSAGES })).body).toMatchObject({
-        status: 400,
-        message: 'model no-such-model is not in the model catalogue',
-      });
-      expect((await complete({ model: disabled, messages: MESSAGES })).body).toMatchObject({ status: 400, message: `model ${disabled} is disabled` });
-      expect((await complete({ model: nowhere, messages: MESSAGES })).body).toEqual({
-        error: 'Service Unavailable',
-        status: 503,
-        message: `model ${nowhere}: its provider "nowhere" is not configured on this server (aiGateway.providers)`,
-      });
-      expect((await complete({ model: keyUnset, messages: MESSAGES })).body).toMatchObject({
-        status: 503,
-        message: 'provider unsetKey: the environment variable AI_GATEWAY_TEST_UNSET holding its API key is not set',
-      });
+      const unknown = await complete({ model: 'no-such-model', messages: MESSAGES });
+      expect(unknown.body).toMatchObject(gatewayError(400, 'model no-such-model is not in the model catalogue', { param: 'model' }));
+      expect(unknown.headers.get('x-should-retry')).toBe('false');
+      expect((await complete({ model: disabled, messages: MESSAGES })).body).toMatchObject(
+        gatewayError(400, `model ${disabled} is disabled`, { param: 'model' }),
+      );
+      const notConfigured = await complete({ model: nowhere, messages: MESSAGES });
+      expect(notConfigured.body).toEqual(gatewayError(503, `model ${nowhere}: its provider "nowhere" is not configured on this server (aiGateway.providers)`));
+      expect(notConfigured.headers.get('x-should-retry')).toBe('false');
+      expect((await complete({ model: keyUnset, messages: MESSAGES })).body).toEqual(
+        gatewayError(503, 'provider unsetKey: the environment variable AI_GATEWAY_TEST_UNSET holding its API key is not set'),
+      );
     });
     expect(calls).toEqual([]);
   });
@@ -295,7 +316,62 @@ describe('POST /api/ai/chat/completions', () => {
     const get = await server.request('GET', PATH, { key: member.key });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
-    expect((await server.request('POST', PATH, { body: { model: name, messages: MESSAGES }, key: null })).status).toBe(401);
+    expect(get.body).toEqual(gatewayError(405, `${PATH} does not support GET; allowed: POST`));
+  });
+
+  it('answers every refusal of its paths in the OpenAI shape with x-should-retry: false, and nothing is sent', async () => {
+    const name = await model('echo');
+    const calls = await upstream.during(async () => {
+      const refusals = [
+        await server.request('POST', PATH, { body: { model: name, messages: MESSAGES }, key: null }),
+        await server.request('POST', PATH, { body: { model: name, messages: MESSAGES }, key: `pk_${unique('unknown')}` }),
+        await server.request('POST', PATH, { body: '{"model": ', key: member.key }),
+        await server.request('GET', '/api/ai/nothing-here', { key: member.key }),
+        await server.request('DELETE', '/api/ai/models', { key: member.key }),
+      ];
+      expect(refusals.map((answer) => answer.status)).toEqual([401, 401, 400, 404, 405]);
+      for (const answer of refusals) {
+        expect(answer.body).toEqual(gatewayError(answer.status, expect.any(String)));
+        expect(answer.body.error.message).toBe(answer.body.message);
+        expect(answer.headers.get('x-should-retry'), answer.text).toBe('false');
+      }
+    });
+    expect(calls).toEqual([]);
+    // Elsewhere errors keep their usual body and no x-should-retry.
+    const elsewhere = await server.request('GET', '/api/models/not-a-uuid', { key: member.key });
+    expect(elsewhere.body).toMatchObject({ error: 'Bad Request', status: 400 });
+    expect(elsewhere.headers.get('x-should-retry')).toBeNull();
+  });
+
+  it('takes the API key as a bearer token, as OpenAI clients send it', async () => {
+    const name = await model('echo');
+    const response = await fetch(`${server.url}${PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${member.key}` },
+      body: JSON.stringify({ model: name, messages: MESSAGES }),
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await response.json()).model).toBe(name);
+  });
+});
+
+describe('GET /api/ai/models', () => {
+  it('lists the enabled models of the catalogue the OpenAI way, by name', async () => {
+    const enabled = await model('echo', {}, 'keyless');
+    const disabled = await model('echo', { enabled: false });
+    const answer = await server.request('GET', '/api/ai/models', { key: member.key });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body.object).toBe('list');
+    const ids = answer.body.data.map((entry: { id: string }) => entry.id);
+    expect(ids).toEqual([...ids].sort());
+    expect(ids).not.toContain(disabled);
+    const created = (await rest(null, 'GET', `/api/models?filter=${encodeURIComponent(`name=='${enabled}'`)}`, 200)).content[0];
+    expect(answer.body.data.find((entry: { id: string }) => entry.id === enabled)).toEqual({
+      id: enabled,
+      object: 'model',
+      created: Math.floor(new Date(created.createdOn).getTime() / 1000),
+      owned_by: 'keyless',
+    });
   });
 });
 
@@ -369,31 +445,56 @@ describe('streaming', () => {
 });
 
 describe('one error taxonomy, whole or streamed', () => {
-  /** The same failure asked whole and streamed: both plain error bodies (the failure comes before the first chunk). */
+  /**
+   * The same failure asked whole and streamed: both plain error bodies with the same status and retry
+   * headers (the failure comes before the first chunk); the provider called once each time.
+   */
   async function bothBeforeFirstChunk(name: string) {
-    const whole = await complete({ model: name, messages: MESSAGES });
-    const streamed = await stream({ model: name, messages: MESSAGES });
+    let whole!: Awaited<ReturnType<typeof complete>>;
+    let streamed!: StreamAnswer;
+    const calls = await upstream.during(async () => {
+      whole = await complete({ model: name, messages: MESSAGES });
+      streamed = await stream({ model: name, messages: MESSAGES });
+    });
+    expect(calls.length).toBeLessThanOrEqual(2);
     expect(streamed.contentType).toMatch(/^application\/json/);
     expect(streamed.status).toBe(whole.status);
     expect(JSON.parse(streamed.text)).toEqual(whole.body);
-    return whole.body;
+    for (const header of ['x-should-retry', 'retry-after']) expect(streamed.headers.get(header)).toBe(whole.headers.get(header));
+    return { status: whole.status, body: whole.body, shouldRetry: whole.headers.get('x-should-retry'), retryAfter: whole.headers.get('retry-after') };
   }
 
-  it("an upstream error status is 502 with upstreamStatus and the provider's message", async () => {
-    for (const status of [400, 429, 500, 503]) {
-      const body = await bothBeforeFirstChunk(await model(`error-${status}`));
-      expect(body).toEqual({
-        error: 'Bad Gateway',
-        status: 502,
-        upstreamStatus: status,
-        message: 'provider local answered ' + status + ': upstream refuses (Bearer [REDACTED])',
+  it("maps the upstream's error statuses: the caller's faults kept, 429 with Retry-After, a refused provider key and 5xx 502", async () => {
+    const cases: [upstreamModel: string, status: number, shouldRetry: string | null, retryAfter: string | null][] = [
+      ['error-400', 400, 'false', null],
+      ['error-404', 404, 'false', null],
+      ['error-413', 413, 'false', null],
+      ['error-422', 422, 'false', null],
+      ['error-429-after-7', 429, null, '7'],
+      ['error-429', 429, null, null],
+      ['error-401', 502, 'false', null],
+      ['error-403', 502, 'false', null],
+      ['error-500', 502, null, null],
+      ['error-503', 502, null, null],
+    ];
+    for (const [upstreamModel, status, shouldRetry, retryAfter] of cases) {
+      const upstreamStatus = Number(upstreamModel.slice(6, 9));
+      const answer = await bothBeforeFirstChunk(await model(upstreamModel));
+      expect({ upstreamModel, status: answer.status, shouldRetry: answer.shouldRetry, retryAfter: answer.retryAfter }).toEqual({
+        upstreamModel,
+        status,
+        shouldRetry,
+        retryAfter,
       });
+      expect(answer.body).toEqual(gatewayError(status, `provider local answered ${upstreamStatus}: upstream refuses (Bearer [REDACTED])`, { upstreamStatus }));
     }
   });
 
-  it('no answer in time is 504, before the first chunk and after it alike', async () => {
-    const expected = { error: 'Gateway Timeout', status: 504, message: 'the upstream did not answer within 1 s' };
-    expect(await bothBeforeFirstChunk(await model('slow-start'))).toEqual(expected);
+  it('no answer in time is 504 with x-should-retry: false, before the first chunk and after it alike', async () => {
+    const expected = gatewayError(504, 'the upstream did not answer within 1 s');
+    const before = await bothBeforeFirstChunk(await model('slow-start'));
+    expect(before.body).toEqual(expected);
+    expect(before.shouldRetry).toBe('false');
     expect((await complete({ model: await model('slow'), messages: MESSAGES })).body).toEqual(expected);
     // Streamed: one chunk, then silence: the stream carries the same body as an error event, and ends.
     const streamed = await stream({ model: await model('slow'), messages: MESSAGES });
@@ -403,15 +504,12 @@ describe('one error taxonomy, whole or streamed', () => {
     expect(JSON.parse(streamed.events[1].data)).toEqual(expected);
   });
 
-  it('a connection broken halfway is 502 with the same body, whole or after the first chunk', async () => {
+  it('a connection broken halfway is 502 with the same body, whole or after the first chunk, left to the client to retry', async () => {
     const name = await model('broken');
     const whole = await complete({ model: name, messages: MESSAGES });
     expect(whole.status).toBe(502);
-    expect(whole.body).toEqual({
-      error: 'Bad Gateway',
-      status: 502,
-      message: expect.stringMatching(/^the upstream 127\.0\.0\.1:\d+ broke off its answer \(UND_ERR_SOCKET\)$/),
-    });
+    expect(whole.headers.get('x-should-retry')).toBeNull();
+    expect(whole.body).toEqual(gatewayError(502, expect.stringMatching(/^the upstream 127\.0\.0\.1:\d+ broke off its answer \(UND_ERR_SOCKET\)$/)));
     const streamed = await stream({ model: name, messages: MESSAGES });
     expect(streamed.status).toBe(200);
     expect(streamed.events.map((e) => e.event)).toEqual([undefined, 'error']);
@@ -421,23 +519,19 @@ describe('one error taxonomy, whole or streamed', () => {
   it('an error event inside the stream ends it with event: error (502)', async () => {
     const streamed = await stream({ model: await model('error-event'), messages: MESSAGES });
     expect(streamed.events).toHaveLength(2);
-    expect(streamed.events[1]).toEqual({
-      event: 'error',
-      data: JSON.stringify({ error: 'Bad Gateway', message: 'provider local sent an error: the model is overloaded', status: 502 }),
-    });
+    expect(streamed.events[1].event).toBe('error');
+    expect(JSON.parse(streamed.events[1].data)).toEqual(gatewayError(502, 'provider local sent an error: the model is overloaded'));
   });
 
-  it('an egress refusal is 400 with the egress text, and nothing is sent', async () => {
-    expect(await bothBeforeFirstChunk(await model('echo', {}, 'metadata'))).toEqual({
-      error: 'Bad Request',
-      status: 400,
-      message: 'service bridge egress denied: 169.254.169.254 is a cloud metadata address',
-    });
-    expect(await bothBeforeFirstChunk(await model('echo', {}, 'private'))).toEqual({
-      error: 'Bad Request',
-      status: 400,
-      message: 'service bridge egress denied: 10.1.2.3 is a private address',
-    });
+  it('an egress refusal is 400 with the egress text and x-should-retry: false, and nothing is sent', async () => {
+    for (const [provider, reason] of [
+      ['metadata', '169.254.169.254 is a cloud metadata address'],
+      ['private', '10.1.2.3 is a private address'],
+    ]) {
+      const answer = await bothBeforeFirstChunk(await model('echo', {}, provider));
+      expect(answer.body).toEqual(gatewayError(400, `service bridge egress denied: ${reason}`));
+      expect(answer.shouldRetry).toBe('false');
+    }
   });
 });
 
@@ -462,20 +556,35 @@ describe('GraphQL chatCompletion', () => {
       message: 'provider local answered 500: upstream refuses (Bearer [REDACTED])',
       extensions: { code: 'BAD_GATEWAY', status: 502, upstreamStatus: 500 },
     });
+    const tooMany = await server.graphql(mutation, { input: { model: await model('error-429-after-3'), messages: MESSAGES } }, member.key);
+    answers.push(tooMany.text);
+    expect(tooMany.body.errors[0]).toMatchObject({ extensions: { code: 'RATE_LIMITED', status: 429, upstreamStatus: 429, retryAfter: 3 } });
   });
 });
 
 describe('the OpenAPI document', () => {
-  it('describes POST /api/ai/chat/completions, its JSON and text/event-stream answers and its errors', async () => {
+  it('describes POST /api/ai/chat/completions, its JSON and text/event-stream answers and its errors in the OpenAI shape', async () => {
     const doc = (await server.request('GET', '/v3/api-docs', { key: member.key })).body;
     const operation = doc.paths[PATH].post;
     expect(operation.operationId).toBe('chatCompletion');
     expect(operation.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ChatCompletionRequest' });
     expect(Object.keys(operation.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
-    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '409', '413', '415', '422', '429', '502', '503', '504']);
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '404', '409', '413', '415', '422', '429', '502', '503', '504']);
     expect(doc.components.schemas.ChatCompletionRequest.required).toEqual(['model', 'messages']);
+    const shared = (answer: { $ref: string }) => doc.components.responses[answer.$ref.replace('#/components/responses/', '')];
+    for (const [status, answer] of Object.entries<any>(operation.responses)) {
+      if (status === '200') continue;
+      expect(answer.$ref, status).toMatch(/^#\/components\/responses\/OpenAi/);
+      expect(shared(answer).content['application/json'].schema, status).toEqual({ $ref: '#/components/schemas/OpenAiError' });
+      expect(shared(answer).headers['x-should-retry'], status).toEqual({ $ref: '#/components/headers/x-should-retry' });
+    }
+    expect(shared(operation.responses['429']).headers['Retry-After']).toBeDefined();
+    expect(doc.components.schemas.OpenAiError.properties.error.required).toEqual(['message', 'type', 'param', 'code']);
+    // Elsewhere the shared answers keep the usual body.
     expect(doc.components.responses.BadGateway.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpstreamError' });
-    expect(doc.components.schemas.UpstreamError.allOf[1].properties.upstreamStatus.type).toBe('integer');
+    const models = doc.paths['/api/ai/models'].get;
+    expect(models.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/AiModelList' });
+    expect(shared(models.responses['401']).content['application/json'].schema).toEqual({ $ref: '#/components/schemas/OpenAiError' });
   });
 });
 

@@ -308,6 +308,20 @@ describe('presenting a key', () => {
     expect(list.body.content.every((t: any) => t.userId === alice.user.id)).toBe(true);
   });
 
+  it('accepts the key as Authorization: Bearer on every path, REST and GraphQL (as OpenAI clients send it)', async () => {
+    const bearer = { authorization: `Bearer ${alice.key}` };
+    const answer = await me(null, bearer);
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({ id: alice.user.id, email: alice.user.email });
+    const list = await server.request('GET', '/api/access-tokens', { key: null, headers: bearer });
+    expect(list.status, list.text).toBe(200);
+    expect(list.body.content.every((t: any) => t.userId === alice.user.id)).toBe(true);
+    const graphql = await server.request('POST', '/graphql', { key: null, headers: bearer, body: { query: '{ me { id } }' } });
+    expect(graphql.body.data, graphql.text).toEqual({ me: { id: alice.user.id } });
+    // x-api-key still comes first.
+    expect((await me(null, { 'x-api-key': bob.key, ...bearer })).body.id).toBe(bob.user.id);
+  });
+
   it("refuses Basic credentials whose email is not the key's owner", async () => {
     expectUnauthorized(await me(null, { authorization: basic(bob.user.email, alice.key) }));
     expectUnauthorized(await me(null, { authorization: basic(`${unique('nobody')}@example.com`, alice.key) }));
@@ -360,6 +374,19 @@ describe('refused credentials', () => {
     ['Basic credentials with an empty email', async () => ({ authorization: `Basic ${Buffer.from(':pk_whatever').toString('base64')}` })],
     ['a bare Basic scheme', async () => ({ authorization: 'Basic' })],
     ['an Authorization header with no scheme', async () => ({ authorization: 'pk_just-a-key' })],
+    ['an unknown key as a bearer token', async () => ({ authorization: `Bearer pk_${unique('unknown')}` })],
+    [
+      'a deleted key as a bearer token',
+      async () => {
+        const { key, keyId } = await userWithKey();
+        expect((await me(null, { authorization: `Bearer ${key}` })).status).toBe(200);
+        expect((await server.request('DELETE', `/api/access-tokens/${keyId}`)).status).toBe(204);
+        return { authorization: `Bearer ${key}` };
+      },
+    ],
+    ['a bearer token that is neither an API key nor a JWT', async () => ({ authorization: 'Bearer not-a-key-nor-a-token' })],
+    ['a malformed bearer JWT', async () => ({ authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.e30.c2lnbmF0dXJl' })],
+    ['an empty bearer token', async () => ({ authorization: 'Bearer ' })],
     ['an unsupported scheme (Digest)', async () => ({ authorization: 'Digest username="admin@localhost", realm="api"' })],
     ['an unsupported scheme (Token)', async () => ({ authorization: `Token ${server.adminKey}` })],
   ];

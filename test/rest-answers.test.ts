@@ -196,11 +196,16 @@ describe('request content type', () => {
       ['PUT', `/api/tasks/${task.id}/status`],
       ['PUT', `/api/tasks/${task.id}/unlock`],
       ['POST', '/api/batch-update'],
-      ['POST', '/api/ai/chat/completions'],
       ['POST', `/api/service-bridges/${task.id}/proxy/any`],
       ['PUT', `/api/service-bridges/${task.id}/proxy`],
     ];
     for (const [method, path] of refused) expectError(await raw(method, path, { 'content-type': 'text/plain' }, json), 415, TEXT_PLAIN);
+    // The AI gateway answers its errors in the shape OpenAI clients read.
+    const gateway = await raw('POST', '/api/ai/chat/completions', { 'content-type': 'text/plain' }, json);
+    expect(gateway.status, gateway.text).toBe(415);
+    expect(gateway.body).toMatchObject({ error: { type: 'invalid_request_error', code: 'UNSUPPORTED_MEDIA_TYPE', param: null }, status: 415 });
+    expect(gateway.body.message).toMatch(TEXT_PLAIN);
+    expect(gateway.body.error.message).toBe(gateway.body.message);
     expect((await server.request('GET', `/api/tasks/${task.id}`)).body.title).not.toBe('x');
   });
 

@@ -179,7 +179,9 @@ export function requireCaller(req: Request, _res: Response, next: NextFunction):
   if (identity.context) return next();
   next(
     new UnauthenticatedError(
-      identity.refusal ? `invalid credentials: ${identity.refusal}` : 'authentication required: send an API key in the x-api-key header, or a bearer token',
+      identity.refusal
+        ? `invalid credentials: ${identity.refusal}`
+        : 'authentication required: send an API key (in the x-api-key header, or as Authorization: Bearer <key>), or a bearer JWT',
     ),
   );
 }

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { API_KEY_FORM } from '../modules/access/api-keys';
 
 /** What a request presents as its credentials. */
 export type Credentials =
@@ -15,7 +16,8 @@ function header(headers: IncomingHttpHeaders, name: string): string | undefined 
 
 /**
  * `x-api-key` (or its legacy alias `x-access-token`; x-api-key wins), then `Authorization: Bearer|Basic`,
- * among a request's headers (or values named as headers: a WebSocket's connection parameters).
+ * among a request's headers (or values named as headers: a WebSocket's connection parameters). A bearer
+ * token of the API-key form is an API key; any other is a JWT.
  */
 export function readCredentials(headers: IncomingHttpHeaders): Credentials {
   const key = header(headers, 'x-api-key') ?? header(headers, 'x-access-token');
@@ -25,7 +27,9 @@ export function readCredentials(headers: IncomingHttpHeaders): Credentials {
   const [scheme, value = ''] = authorization.split(/\s+/, 2);
   switch (scheme.toLowerCase()) {
     case 'bearer':
-      return value ? { kind: 'bearer', token: value } : { kind: 'malformed', reason: 'empty bearer token' };
+      if (!value) return { kind: 'malformed', reason: 'empty bearer token' };
+      // A key as a bearer token: clients that only send `Authorization: Bearer <apiKey>` (OpenAI's SDKs) authenticate.
+      return API_KEY_FORM.test(value) ? { kind: 'apiKey', key: value } : { kind: 'bearer', token: value };
     case 'basic': {
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');

@@ -27,6 +27,14 @@ export interface FieldIssue {
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   abstract readonly code: ErrorCode;
+  /** Seconds after which the same request may succeed: the `Retry-After` header (REST), `extensions.retryAfter` (GraphQL). */
+  retryAfter?: number;
+  /**
+   * Whether the same request, sent again, may be answered otherwise: set for the passing failures of an
+   * upstream (its 429 or 5xx, a broken connection). The AI gateway's answers tell clients not to retry
+   * any other error automatically (`x-should-retry: false`).
+   */
+  retryable = false;
 
   constructor(
     message: string,
@@ -51,7 +59,13 @@ export abstract class ApiError extends Error {
   toGraphqlError(): { message: string; extensions: Record<string, unknown> } {
     return {
       message: this.message,
-      extensions: { code: this.code, status: this.status, ...(this.details?.length ? { details: this.details } : {}), ...this.extra },
+      extensions: {
+        code: this.code,
+        status: this.status,
+        ...(this.details?.length ? { details: this.details } : {}),
+        ...this.extra,
+        ...(this.retryAfter === undefined ? {} : { retryAfter: this.retryAfter }),
+      },
     };
   }
 }
@@ -155,18 +169,11 @@ export class RateLimitedError extends ApiError {
 export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   readonly code = 'SERVICE_UNAVAILABLE';
-  /** Seconds after which the same request may succeed: the `Retry-After` header (REST), `extensions.retryAfter` (GraphQL). */
-  retryAfter?: number;
 
   static withRetryAfter(message: string, seconds: number): ServiceUnavailableError {
     const error = new ServiceUnavailableError(message);
     error.retryAfter = seconds;
     return error;
-  }
-
-  override toGraphqlError(): { message: string; extensions: Record<string, unknown> } {
-    const error = super.toGraphqlError();
-    return this.retryAfter === undefined ? error : { ...error, extensions: { ...error.extensions, retryAfter: this.retryAfter } };
   }
 }
 

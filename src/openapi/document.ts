@@ -10,6 +10,8 @@ import { modules } from '../modules';
 import { entitySchema, requestSchema } from './field-schemas';
 import { addObjectTypeSchemas } from './object-type-schema';
 import { withIdempotencyKeys } from './idempotency';
+import { OPENAI_ERROR_TYPES } from '../errors/openai-error';
+import { isAiGatewayPath } from '../modules/ai/ai-gateway';
 
 type Operation = Record<string, unknown>;
 
@@ -387,8 +389,10 @@ function aiGatewayPaths(): Record<string, Record<string, Operation>> {
           "a provider not configured on the server (or its key variable unset) is 503. The provider gets the model's upstreamModel; the answer " +
           'names the catalogue model and carries reasoning only for models with reasoning_output. With stream: true the answer is text/event-stream: ' +
           "the provider's chunks as they arrive, then data: [DONE]; a failure before the first chunk is the plain error body, after it an " +
-          'event: error whose data is that same error body, and the stream ends. Errors: the provider answered an error status 502 (upstreamStatus), ' +
-          'no answer in time 504, a broken connection 502, an egress refusal 400.',
+          'event: error whose data is that same error body, and the stream ends. Errors are in the shape OpenAI clients read (OpenAiError), with ' +
+          "upstreamStatus when the provider answered an error status: its 400, 404, 413 or 422 keeps its status (the request was at fault), its 429 is 429 with the provider's " +
+          'Retry-After, its 401 or 403 (the provider key) is 502 with x-should-retry: false, its 5xx is 502; no answer in time is 504 with x-should-retry: false, ' +
+          'a broken connection 502, an egress refusal 400. Every refusal made before the provider is called says x-should-retry: false.',
         requestBody: { required: true, content: json(ref('ChatCompletionRequest')) },
         responses: {
           '200': {
@@ -404,14 +408,63 @@ function aiGatewayPaths(): Record<string, Record<string, Operation>> {
               },
             },
           },
-          ...errors('400', '502', '503', '504'),
+          ...errors('400', '404', '502', '503', '504'),
         },
+      },
+    },
+    '/api/ai/models': {
+      get: {
+        tags: ['ai'],
+        operationId: 'listAiModels',
+        summary: 'List the models of the AI gateway',
+        description:
+          'The enabled models of the catalogue (/api/models), by name, in the list shape OpenAI clients read: id is the name chat completions take as model.',
+        responses: { '200': ok('The enabled models', ref('AiModelList')), ...errors() },
       },
     },
   };
 }
 
 const chatSchemas: Record<string, JsonSchema> = {
+  OpenAiError: {
+    type: 'object',
+    description: "An error of the AI gateway's paths: the Error body, but error is an object as OpenAI clients read it",
+    properties: {
+      error: {
+        type: 'object',
+        properties: {
+          message: { type: 'string', description: 'The same text as message' },
+          type: { type: 'string', enum: [...OPENAI_ERROR_TYPES] },
+          param: { type: 'string', nullable: true, description: 'The offending field (the first one details names), or null' },
+          code: { type: 'string', description: 'The error code, as GraphQL extensions.code gives it (BAD_REQUEST, RATE_LIMITED, BAD_GATEWAY ...)' },
+        },
+        required: ['message', 'type', 'param', 'code'],
+      },
+      message: { type: 'string' },
+      status: { type: 'integer', format: 'int32' },
+      upstreamStatus: { type: 'integer', format: 'int32', description: "The provider's status, when it answered with an error status" },
+      details: {
+        type: 'array',
+        items: { type: 'object', properties: { field: { type: 'string' }, message: { type: 'string' } }, required: ['field', 'message'] },
+      },
+    },
+    required: ['error', 'message', 'status'],
+  },
+  AiModelList: {
+    type: 'object',
+    properties: { object: { type: 'string', enum: ['list'] }, data: { type: 'array', items: ref('AiModel') } },
+    required: ['object', 'data'],
+  },
+  AiModel: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', description: 'The catalogue name, which chat completions take as model' },
+      object: { type: 'string', enum: ['model'] },
+      created: { type: 'integer', format: 'int64', description: 'When the model joined the catalogue, epoch seconds' },
+      owned_by: { type: 'string', description: 'Its provider' },
+    },
+    required: ['id', 'object', 'created', 'owned_by'],
+  },
   ChatCompletionRequest: {
     type: 'object',
     description: 'Further OpenAI-compatible parameters (temperature, max_tokens ...) are passed on as they are',
@@ -639,24 +692,31 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         'X-RateLimit-Limit': { description: 'Requests allowed per minute', schema: { type: 'integer' } },
         'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'Epoch seconds at which the minute window resets', schema: { type: 'integer' } },
+        'x-should-retry': {
+          description:
+            "On the AI gateway's paths, false on every error but a provider's 429 or 5xx and a broken connection: OpenAI clients then do not send the request again on their own",
+          schema: { type: 'string', enum: ['false'] },
+        },
       },
       securitySchemes: {
         'x-api-key': {
           type: 'apiKey',
           in: 'header',
           name: 'x-api-key',
-          description: 'An API key from POST /api/access-tokens (legacy header x-access-token also accepted)',
+          description:
+            'An API key from POST /api/access-tokens (the legacy header x-access-token is accepted too, and so is the key as a bearer token: see bearerAuth)',
         },
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
           bearerFormat: 'JWT',
-          description: 'A JWT from the identity provider (issuer, audience and expiry checked)',
+          description:
+            'A JWT from the identity provider (issuer, audience and expiry checked), or an API key (pk_…): a bearer token of the API-key form is looked up as a key, so OpenAI clients given only an apiKey authenticate',
         },
       },
     },
   };
-  return withTags(withHeadOperations(withBodyLimits(withIdempotencyKeys(document))), resources);
+  return withTags(withHeadOperations(withOpenAiErrors(withBodyLimits(withIdempotencyKeys(document)))), resources);
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- an OpenAPI document is a JSON tree, walked by key
@@ -676,6 +736,41 @@ function withBodyLimits<T extends Record<string, unknown>>(document: T): T {
     }
   }
   return document;
+}
+
+/**
+ * The AI gateway's paths answer errors as OpenAI clients read them (rest/error-handler.ts): each error
+ * answer there is the OpenAI twin of the shared one (`OpenAiBadRequest` of `BadRequest`), with the
+ * OpenAiError body and the x-should-retry header.
+ */
+function withOpenAiErrors<T extends Record<string, unknown>>(document: T): T {
+  const shared = (document.components as { responses: PathItems }).responses;
+  for (const [path, item] of Object.entries(document.paths as PathItems)) {
+    if (!isAiGatewayPath(path)) continue;
+    for (const operation of Object.values(item)) {
+      operation.responses = Object.fromEntries(
+        Object.entries(operation.responses as PathItems).map(([status, answer]) => [status, Number(status) >= 400 ? openAiTwin(answer, shared) : answer]),
+      );
+    }
+  }
+  return document;
+}
+
+/** The OpenAI twin of a shared error answer, declared among the shared ones the first time it is needed; an answer of its own becomes one in place. */
+function openAiTwin(answer: PathItems[string], shared: PathItems): Record<string, unknown> {
+  if (!answer.$ref) return openAiShaped(answer);
+  const name = String(answer.$ref).split('/').pop()!;
+  const twin = `OpenAi${name}`;
+  shared[twin] ??= openAiShaped(shared[name]);
+  return response(twin);
+}
+
+function openAiShaped(answer: PathItems[string]): Record<string, unknown> {
+  return {
+    description: answer.description,
+    headers: { ...answer.headers, 'x-should-retry': { $ref: '#/components/headers/x-should-retry' } },
+    content: json(ref('OpenAiError')),
+  };
 }
 
 /**

@@ -1,20 +1,24 @@
 import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
-import { chatCompletion } from '../modules/ai/ai-gateway';
+import { AI_GATEWAY_PATH, chatCompletion } from '../modules/ai/ai-gateway';
+import { listEnabledModels } from '../modules/ai/model-catalog';
 import { EventStreamAnswer } from './event-stream-answer';
 import { readJsonBody } from './json-body';
 import { contextOf } from '../auth/authenticate';
 
-export const CHAT_COMPLETIONS_PATH = '/api/ai/chat/completions';
+export const CHAT_COMPLETIONS_PATH = `${AI_GATEWAY_PATH}/chat/completions`;
+export const MODELS_PATH = `${AI_GATEWAY_PATH}/models`;
 
 /** Largest chat completion body: images and documents travel inside it as base64. */
 export const CHAT_COMPLETION_BODY_LIMIT = '20mb';
 
 /**
+ * The AI gateway, as OpenAI clients call it (its errors in their shape: rest/error-handler.ts).
  * `POST /api/ai/chat/completions`: the chat completion service, its JSON answer whole, or with
  * `stream: true` its chunks as server-sent events (a failure before the first chunk is the plain error
- * body, after it an `event: error`). The client closing the connection aborts the upstream call.
+ * body, after it an `event: error`); the client closing the connection aborts the upstream call.
+ * `GET /api/ai/models`: the enabled models of the catalogue in OpenAI's list shape.
  */
 export function aiGatewayRouter(): Router {
   const router = Router();
@@ -29,10 +33,19 @@ export function aiGatewayRouter(): Router {
       events.fail(normalizeError(error));
     }
   });
-  router.all(CHAT_COMPLETIONS_PATH, (req: Request) => {
-    throw new MethodNotAllowedError(`${req.path} does not support ${req.method}; allowed: POST`, ['POST']);
+  router.get(MODELS_PATH, async (req: Request, res: Response) => {
+    res.json(await listEnabledModels(contextOf(req)));
   });
+  router.all(CHAT_COMPLETIONS_PATH, onlyAllowing('POST'));
+  router.all(MODELS_PATH, onlyAllowing('GET', 'HEAD'));
   return router;
+}
+
+/** 405 for the other methods of a path, naming those it serves (the `Allow` header). */
+function onlyAllowing(...allow: string[]) {
+  return (req: Request) => {
+    throw new MethodNotAllowedError(`${req.path} does not support ${req.method}; allowed: ${allow.join(', ')}`, allow);
+  };
 }
 
 /** Aborts when the connection closes before the answer is finished (the client went away). */

@@ -1,16 +1,28 @@
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, ServiceUnavailableError } from '../errors/api-error';
+import { type ApiError, BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
+import { openAiErrorBody } from '../errors/openai-error';
+import { isAiGatewayPath } from '../modules/ai/ai-gateway';
 
 /**
  * Every error raised outside a GraphQL operation leaves here: `{error, message, status}` JSON for REST,
- * a GraphQL error list for /graphql (refused credentials, rate limits); never a stack trace.
+ * a GraphQL error list for /graphql (refused credentials, rate limits); never a stack trace. On the AI
+ * gateway's paths the body is the one OpenAI clients read (`error` an object), and every error but a
+ * passing failure of a provider says `x-should-retry: false`: those clients otherwise retry 409, 429
+ * and 5xx answers on their own.
  */
 export function errorHandler(error: unknown, req: Request, res: Response, _next: NextFunction): void {
   const apiError = normalizeError(clientErrorOf(error));
+  const forOpenAiClients = isAiGatewayPath(req.originalUrl);
   if (apiError instanceof MethodNotAllowedError) res.set('Allow', apiError.allow.join(', '));
-  if (apiError instanceof ServiceUnavailableError && apiError.retryAfter !== undefined) res.set('Retry-After', String(apiError.retryAfter));
-  res.status(apiError.status).json(isGraphqlRequest(req) ? { errors: [apiError.toGraphqlError()] } : apiError.toBody());
+  if (apiError.retryAfter !== undefined) res.set('Retry-After', String(apiError.retryAfter));
+  if (forOpenAiClients && !apiError.retryable) res.set('x-should-retry', 'false');
+  res.status(apiError.status).json(errorBody(req, apiError, forOpenAiClients));
+}
+
+function errorBody(req: Request, error: ApiError, forOpenAiClients: boolean): unknown {
+  if (isGraphqlRequest(req)) return { errors: [error.toGraphqlError()] };
+  return forOpenAiClients ? openAiErrorBody(error) : error.toBody();
 }
 
 /** Failures of Express and its body parser to read the request are the client's. */

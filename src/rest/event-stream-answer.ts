@@ -1,12 +1,13 @@
 import type { Response } from 'express';
 import type { ApiError } from '../errors/api-error';
+import { openAiErrorBody } from '../errors/openai-error';
 import type { ChatStreamSink } from '../modules/ai/ai-gateway';
 
 /**
  * A `text/event-stream` answer written as chunks arrive: the status and headers go with the first
  * chunk (before it, a failure is still answered as a plain error body), each chunk is written at once
  * as `data:` lines, and the stream ends with `data: [DONE]`, or with `event: error` carrying the error
- * body. A client that reads slowly holds the next chunk back (backpressure), not the server's memory.
+ * body as OpenAI clients read it (this answer is the AI gateway's). A client that reads slowly holds the next chunk back (backpressure), not the server's memory.
  */
 export class EventStreamAnswer implements ChatStreamSink {
   private begun = false;
@@ -35,7 +36,7 @@ export class EventStreamAnswer implements ChatStreamSink {
 
   fail(error: ApiError): void {
     if (this.res.destroyed) return;
-    this.res.end(`event: error\ndata: ${JSON.stringify(error.toBody())}\n\n`);
+    this.res.end(`event: error\ndata: ${JSON.stringify(openAiErrorBody(error))}\n\n`);
   }
 
   private begin(): void {

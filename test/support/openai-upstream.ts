@@ -15,7 +15,8 @@ export interface ReceivedCompletion {
  * `model` it is asked for (the catalogue's upstreamModel), whole or streamed (`stream: true`):
  * - `echo`: an answer with content "Hello", reasoning and reasoning_content (streamed: three chunks, then [DONE]);
  * - `paced`: streamed only; the first chunk, then the rest once `release()` is called;
- * - `error-<n>`: status n with an OpenAI error body whose message repeats the Authorization header;
+ * - `error-<n>`: status n with an OpenAI error body whose message repeats the Authorization header
+ *   (`error-<n>-after-<s>`: with `Retry-After: <s>`);
  * - `broken`: half of the answer, then the connection is destroyed (streamed: one chunk first);
  * - `slow`: the whole answer after 5 s (streamed: one chunk, then silence);
  * - `slow-start`: nothing for 5 s (streamed too);
@@ -24,6 +25,7 @@ export interface ReceivedCompletion {
  * - `echo-key`: content repeating the Authorization header (streamed: in a chunk).
  */
 export class OpenAiUpstream {
+  /** Every request received, in order: the calls made to this provider. */
   readonly received: ReceivedCompletion[] = [];
   port = 0;
   private server!: Server;
@@ -80,10 +82,15 @@ export class OpenAiUpstream {
     const model = String(received.body.model);
     const stream = received.body.stream === true;
     if (received.url !== '/v1/chat/completions') return void json(res, 404, { error: { message: `no route ${received.url}` } });
-    if (model.startsWith('error-') && model !== 'error-event') {
-      return void json(res, Number(model.slice(6)), {
-        error: { message: `upstream refuses (${received.headers.authorization})`, type: 'invalid_request_error' },
-      });
+    const error = /^error-(\d{3})(?:-after-(\d+))?$/.exec(model);
+    if (error) {
+      const [, status, retryAfter] = error;
+      return void json(
+        res,
+        Number(status),
+        { error: { message: `upstream refuses (${received.headers.authorization})`, type: 'invalid_request_error' } },
+        retryAfter === undefined ? {} : { 'retry-after': retryAfter },
+      );
     }
     if (model === 'slow-start') return void setTimeout(() => json(res, 200, completion(model, 'late')), 5_000).unref();
     if (stream) this.stream(model, received, res);
@@ -142,8 +149,8 @@ export class OpenAiUpstream {
   }
 }
 
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 }
 

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import type { AiProviderConfig } from '../../config/ai-gateway';
 import { ModelCatalogEntry } from '../../entities/model-catalog-entry';
@@ -5,11 +6,30 @@ import type { EgressGuard } from '../../egress/egress-guard';
 import { EventStreamReader, type ServerSentEvent } from '../../egress/event-stream-reader';
 import { redactSecrets, redactText } from '../../egress/redact';
 import { callUpstream, discardUpstreamBody, readUpstreamBody, UpstreamExchange, type UpstreamRequest } from '../../egress/upstream-call';
-import { ApiError, BadGatewayError, BadRequestError, ServiceUnavailableError } from '../../errors/api-error';
+import {
+  ApiError,
+  BadGatewayError,
+  BadRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+  RateLimitedError,
+  ServiceUnavailableError,
+  UnprocessableEntityError,
+} from '../../errors/api-error';
 import { logger } from '../../logging/logger';
 import { capabilitiesUsed, parseChatRequest, type Capability, type ChatRequest, type JsonObject } from './chat-request';
 import type { RequestContext } from '../../engine/context';
 import { isPlainObject } from '../../engine/input';
+
+/** Where the AI gateway's REST paths begin: their errors are answered as OpenAI clients read them. */
+export const AI_GATEWAY_PATH = '/api/ai';
+
+const AI_GATEWAY_URL = new RegExp(`^${AI_GATEWAY_PATH}(?:[/?#]|$)`, 'i');
+
+/** Whether a request URL (path and query) is one of the AI gateway's; Express routes without regard to case, and so does this. */
+export function isAiGatewayPath(url: string): boolean {
+  return AI_GATEWAY_URL.test(url);
+}
 
 /** Where a streamed completion goes, chunk by chunk, as the upstream sends it (REST: server-sent events). */
 export interface ChatStreamSink {
@@ -32,6 +52,14 @@ const REASONING_FIELDS = new Set(['reasoning', 'reasoning_content', 'reasoning_d
 /** The longest upstream error message carried into an error body. */
 const MAX_UPSTREAM_DETAIL = 500;
 
+/** Upstream statuses that say the caller's request was at fault: answered with the same status. */
+const CALLER_FAULTS = new Map<number, typeof BadRequestError | typeof NotFoundError | typeof PayloadTooLargeError | typeof UnprocessableEntityError>([
+  [400, BadRequestError],
+  [404, NotFoundError],
+  [413, PayloadTooLargeError],
+  [422, UnprocessableEntityError],
+]);
+
 /** How a capability is read from a model of the catalogue. */
 const SUPPORTS: Record<Capability, (model: ModelCatalogEntry) => boolean> = {
   tools: (model) => model.supports_tools,
@@ -46,9 +74,10 @@ const SUPPORTS: Record<Capability, (model: ModelCatalogEntry) => boolean> = {
  * variable unset: 503). The upstream gets the model's `upstreamModel`; the answer names the catalogue
  * model and carries reasoning only for models with `reasoning_output`. With `stream: true` the chunks go
  * to `options.stream` as they arrive (and nothing is answered); without a sink such a request is 400.
- * Failures are ApiErrors of one taxonomy, streamed or not: the upstream's error status 502 (with
- * `upstreamStatus`), a broken connection 502, time 504, an egress refusal 400. `options.signal`
- * aborting (the client went away) aborts the upstream call.
+ * Failures are ApiErrors of one taxonomy, streamed or not (see `upstreamRefusal` for the upstream's
+ * error statuses): a broken connection 502, time 504, an egress refusal 400. Those that may pass when
+ * the same request is sent again are marked `retryable`. `options.signal` aborting (the client went
+ * away) aborts the upstream call.
  */
 export function chatCompletion(ctx: RequestContext, body: unknown, options?: { signal?: AbortSignal }): Promise<JsonObject>;
 export function chatCompletion(ctx: RequestContext, body: unknown, options: { signal?: AbortSignal; stream: ChatStreamSink }): Promise<JsonObject | undefined>;
@@ -67,8 +96,21 @@ export async function chatCompletion(
     return answer;
   } catch (error) {
     logCall(call, request.stream, started, error);
+    if (error instanceof ApiError) error.retryable = mayPassOnRetry(error);
     throw error;
   }
+}
+
+/**
+ * Whether a failure of the call may pass when the same request is sent again: the upstream's own status
+ * decides when it answered one (429 and 5xx may pass; the caller's faults and a refused provider key
+ * may not); otherwise a bad gateway may (an error event, a broken or refused connection), the time
+ * running out may not (a retry would wait as long again), nor an egress refusal.
+ */
+function mayPassOnRetry(error: ApiError): boolean {
+  const upstreamStatus = error.extra.upstreamStatus;
+  if (typeof upstreamStatus === 'number') return upstreamStatus === 429 || upstreamStatus >= 500;
+  return error instanceof BadGatewayError;
 }
 
 async function prepareCall(ctx: RequestContext, request: ChatRequest, signal: AbortSignal | undefined): Promise<ChatCall> {
@@ -143,7 +185,7 @@ function egressOf(ctx: RequestContext): EgressGuard {
 async function complete(guard: EgressGuard, call: ChatCall): Promise<JsonObject> {
   const answer = await callUpstream(guard, call.upstream);
   const body = textOf(call, answer.body);
-  if (!isSuccess(answer.status)) throw upstreamRefusal(call, body, answer.status);
+  if (!isSuccess(answer.status)) throw upstreamRefusal(call, body, answer);
   const parsed = parsedJson(body);
   if (!isPlainObject(parsed)) throw new BadGatewayError(`provider ${call.provider} answered something that is not a JSON object`);
   return presented(parsed, call.model);
@@ -182,7 +224,9 @@ async function relayStream(guard: EgressGuard, call: ChatCall, sink: ChatStreamS
 
 /** A stream must start with a success status and an event stream: an error status is refused with its body. */
 async function checkStreamAnswer(call: ChatCall, answer: Dispatcher.ResponseData): Promise<void> {
-  if (!isSuccess(answer.statusCode)) throw upstreamRefusal(call, textOf(call, await readUpstreamBody(answer)), answer.statusCode);
+  if (!isSuccess(answer.statusCode)) {
+    throw upstreamRefusal(call, textOf(call, await readUpstreamBody(answer)), { status: answer.statusCode, headers: answer.headers });
+  }
   if (!/^text\/event-stream\b/i.test(String(answer.headers['content-type'] ?? '')))
     throw new BadGatewayError(`provider ${call.provider} did not answer an event stream`);
 }
@@ -218,17 +262,31 @@ function withoutReasoning(choice: unknown): unknown {
 }
 
 /**
- * 502 for an upstream's error: its status as `upstreamStatus` when it answered one (an error event
- * inside a stream has none), and its own message when its body is JSON carrying one.
+ * An upstream's error, its own message in ours when its body is JSON carrying one, and its status as
+ * `upstreamStatus` when it answered one (an error event inside a stream has none: 502). A 400, 404, 413
+ * or 422 is the caller's request at fault and keeps its status; a 429 stays 429 with the upstream's
+ * Retry-After; any other status (a 401 or 403 refusing the provider key, a 5xx) is 502.
  */
-function upstreamRefusal(call: ChatCall, body: string, status?: number): BadGatewayError {
+function upstreamRefusal(call: ChatCall, body: string, answered?: { status: number; headers: IncomingHttpHeaders }): ApiError {
   const detail = upstreamMessage(parsedJson(body));
-  const what = status === undefined ? 'sent an error' : `answered ${status}`;
-  return new BadGatewayError(
-    `provider ${call.provider} ${what}${detail ? `: ${detail}` : ''}`,
-    undefined,
-    status === undefined ? {} : { upstreamStatus: status },
-  );
+  const message = `provider ${call.provider} ${answered ? `answered ${answered.status}` : 'sent an error'}${detail ? `: ${detail}` : ''}`;
+  if (!answered) return new BadGatewayError(message);
+  const extra = { upstreamStatus: answered.status };
+  const CallerFault = CALLER_FAULTS.get(answered.status);
+  if (CallerFault) return new CallerFault(message, undefined, extra);
+  if (answered.status !== 429) return new BadGatewayError(message, undefined, extra);
+  const tooMany = new RateLimitedError(message, undefined, extra);
+  tooMany.retryAfter = retryAfterSeconds(answered.headers['retry-after']);
+  return tooMany;
+}
+
+/** An upstream's Retry-After (seconds, or an HTTP date) in seconds from now; absent or unreadable, undefined. */
+function retryAfterSeconds(header: string | string[] | undefined): number | undefined {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  if (!value) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 /** `{error: {message}}` (OpenAI), `{error: "..."}` or `{message}`: the text, cut to MAX_UPSTREAM_DETAIL characters. */
