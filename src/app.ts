@@ -79,6 +79,10 @@ export interface AppOptions {
   metricsPublic?: boolean;
   /** EVENT_LOOP_STALL_LOG_MS (default 200). */
   eventLoopStallLogMs?: number;
+  /** EXPORT_MAX_ROWS (default 1,000,000): the most rows one export may stream. */
+  exportMaxRows?: number;
+  /** Rows an export reads per statement (default 1,000; tests make it small). */
+  exportBatchRows?: number;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -104,6 +108,7 @@ export function appOptions(config: AppConfig): AppOptions {
     aiGateway: config.aiGateway,
     metricsPublic: config.metricsPublic,
     eventLoopStallLogMs: config.eventLoopStallLogMs,
+    exportMaxRows: config.exportMaxRows,
   };
 }
 
@@ -143,6 +148,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     aiGateway: options.aiGateway,
     expressions: new ExpressionPool({ timeoutMs: options.expressionTimeoutMs }),
     maxApiKeysPerUser: options.maxApiKeysPerUser,
+    exportMaxRows: options.exportMaxRows,
+    exportBatchRows: options.exportBatchRows,
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers) };

@@ -318,8 +318,9 @@ describe('paths', () => {
       if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
       expect(params, resource.path).toEqual(
-        [...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'page', 'pageSize', 'query', 'sort'].sort(),
+        [...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'format', 'page', 'pageSize', 'query', 'sort'].sort(),
       );
+      expect(Object.keys(collection.get.responses['200'].content).sort(), resource.path).toEqual(['application/json', 'application/x-ndjson', 'text/csv']);
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
       const oneBased = resource.paging === 'one-based';
       expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });

@@ -68,7 +68,12 @@ export interface AppConfig {
   shutdownGraceSeconds: number;
   /** EVENT_LOOP_STALL_LOG_MS: a stall of the event loop at least this long is logged with the requests running. */
   eventLoopStallLogMs: number;
+  /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
+  exportMaxRows: number;
 }
+
+/** Rows one CSV or NDJSON export may stream unless EXPORT_MAX_ROWS says otherwise. */
+export const DEFAULT_EXPORT_MAX_ROWS = 1_000_000;
 
 /** Longest shutdown grace accepted: orchestrators kill a process that takes longer than a few minutes anyway. */
 const MAX_SHUTDOWN_GRACE_SECONDS = 600;
@@ -127,5 +132,6 @@ export function loadConfig(): AppConfig {
     metricsPublic: flag('METRICS_PUBLIC'),
     shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
+    exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
   };
 }

@@ -42,6 +42,11 @@ export class Loaders {
     );
   }
 
+  /** Forgets every row read so far: an export presents its rows batch by batch, in constant memory. */
+  clear(): void {
+    this.loaders.clear();
+  }
+
   private memo<V>(key: unknown, create: () => DataLoader<string, V>): DataLoader<string, V> {
     let loader = this.loaders.get(key) as DataLoader<string, V> | undefined;
     if (!loader) {

@@ -41,6 +41,7 @@ import {
 import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, rowSeenBy, rowsSeenBy } from './user-projection';
+import { afterLast, keyColumn, keyColumns, keyOrder, type SortKey } from './keyset';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -551,35 +552,100 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const clauses: unknown[] = toOrderBy(this.entity, sort, this.resource.order);
     const viewer = viewerOf(ctx);
     if (viewer === 'system') return clauses;
+    for (const [index, term] of sort.entries()) {
+      const { relations } = resolveFieldPath(this.entity, term.path, 'sort');
+      if (relations.length === 0) continue;
+      // Administrators see every related row but those private to other users.
+      if (viewer === 'admin' && !relations.some((relation) => ctx.services.forEntity(relation.target)?.resource.privacy)) continue;
+      const related = await this.relatedSortValue(ctx, term);
+      clauses[index] = { [raw(related.text, related.bindings)]: term.direction };
+    }
+    return clauses;
+  }
+
+  /** A sort term through references as the related value the caller may see (null elsewhere), `?` for the caller's values. */
+  private async relatedSortValue(ctx: RequestContext, term: SortTerm): Promise<{ text: string; bindings: unknown[] }> {
+    const viewer = viewerOf(ctx);
+    const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
+    const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
     const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
-    const mine = viewer === 'admin' ? { member: new Set<string>(), owner: new Set<string>() } : await memberships(ctx);
+    const related = relatedSortValue(
+      { hops, property: properties[properties.length - 1] },
+      { entity: this.entity, alias: 'e0' },
+      ctx.em.getMetadata(),
+      resourceOf,
+      viewer,
+    );
+    const mine = viewer === 'member' ? await memberships(ctx) : { member: new Set<string>(), owner: new Set<string>() };
     // Bound as array literals: they hold UUIDs only.
     const callerValues: Record<string, unknown> = {
       organizations: `{${[...mine.member].join(',')}}`,
       owned: `{${[...mine.owner].join(',')}}`,
       user: ctx.user?.id ?? null,
     };
-    for (const [index, term] of sort.entries()) {
-      const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
-      if (relations.length === 0) continue;
-      const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
-      // Administrators see every related row but those private to other users.
-      if (viewer === 'admin' && !hops.some((hop) => resourceOf(hop.target)?.privacy)) continue;
-      const related = relatedSortValue(
-        { hops, property: properties[properties.length - 1] },
-        { entity: this.entity, alias: 'e0' },
-        ctx.em.getMetadata(),
-        resourceOf,
-        viewer,
-      );
-      const bindings: unknown[] = [];
-      const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
-        bindings.push(callerValues[name]);
-        return '?';
-      });
-      clauses[index] = { [raw(text, bindings)]: term.direction };
+    const bindings: unknown[] = [];
+    const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
+      bindings.push(callerValues[name]);
+      return '?';
+    });
+    return { text, bindings };
+  }
+
+  /**
+   * Every row a list request matches (its filter, query and sort; never its page), for an export: how
+   * many first, refused past `maxRows` before any row is read, then batches read by keyset, each
+   * continuing after the last row of the one before on the order's index: no offset is skipped over,
+   * and no connection is held between batches (a slow reader holds none).
+   */
+  async exportRows(ctx: RequestContext, params: ListParams): Promise<{ total: number; batches: AsyncGenerator<T[]> }> {
+    const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
+    if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
+    const plan = await this.plan(ctx, params);
+    const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
+    const total = Number((await this.lists.run(ctx, sqlOf(count.getKnexQuery())))[0].count);
+    if (total > maxRows) {
+      throw new BadRequestError(`the export matches ${total} rows, more than EXPORT_MAX_ROWS (${maxRows}): narrow it with filter or query`);
     }
-    return clauses;
+    return { total, batches: this.keysetBatches(ctx, plan, await this.sortKeys(ctx, plan.sort), batchSize) };
+  }
+
+  private async *keysetBatches(ctx: RequestContext, plan: ListPlan, keys: SortKey[], batchSize: number): AsyncGenerator<T[]> {
+    let last: unknown[] | undefined;
+    for (;;) {
+      const batch = ctx.em
+        .createQueryBuilder(this.entity, 'e0')
+        .select([...this.lists.selection(ctx, 'e0', undefined), ...keyColumns(keys)] as never)
+        .where(and(plan.where(), last && afterLast(keys, last)))
+        .orderBy(keyOrder(keys) as never)
+        .limit(batchSize);
+      const rows = await this.lists.run(ctx, sqlOf(batch.getKnexQuery()));
+      if (rows.length === 0) return;
+      const end = rows[rows.length - 1];
+      last = keys.map((_, index) => end[keyColumn(index)]);
+      yield rowsSeenBy(ctx, this.resource, rows as T[]);
+      if (rows.length < batchSize) return;
+    }
+  }
+
+  /** The list's order (the sort terms, else the default order, then the id) as keys over the row. */
+  private async sortKeys(ctx: RequestContext, sort: SortTerm[]): Promise<SortKey[]> {
+    const meta = ctx.em.getMetadata().get(this.entity.name);
+    const own = (property: string, direction: 'asc' | 'desc'): SortKey => ({
+      text: `"e0"."${meta.properties[property].fieldNames[0]}"`,
+      bindings: [],
+      direction,
+      nullable: !!meta.properties[property].nullable,
+    });
+    const keys: SortKey[] = [];
+    for (const term of sort) {
+      const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
+      if (relations.length === 0) keys.push(own(properties[0], term.direction));
+      else keys.push({ ...(await this.relatedSortValue(ctx, term)), direction: term.direction, nullable: true });
+    }
+    const direction = sort.length === 0 && this.resource.order === 'newest-first' ? 'desc' : 'asc';
+    if (sort.length === 0) keys.push(own('createdOn', direction));
+    keys.push(own('id', direction));
+    return keys;
   }
 
   /** What a filter may look at through each relation it follows: only rows the caller may see. */

@@ -1,7 +1,7 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
-import { MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import { DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { ReadPool } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import type { PlatformModule } from './module';
@@ -20,7 +20,14 @@ export interface EngineOptions {
   accessCacheSeconds?: number;
   /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
   reads?: ReadPool;
+  /** EXPORT_MAX_ROWS: the most rows one export may stream (default 1,000,000). */
+  exportMaxRows?: number;
+  /** Rows an export reads per statement (default 1,000; tests make it small to cross many batches). */
+  exportBatchRows?: number;
 }
+
+/** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
+const DEFAULT_EXPORT_BATCH_ROWS = 1000;
 
 // The members the modules declared are members of every Services (merged with the class below).
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
@@ -41,14 +48,22 @@ export class Services {
   /** The modules' rules and operation handlers, checked when built. */
   readonly modules: ModuleRegistry;
 
+  /** The most rows one export may stream; more is refused before any is read. */
+  readonly exportMaxRows: number;
+
+  /** Rows an export reads per statement. */
+  readonly exportBatchRows: number;
+
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, ...dependencies } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
+    this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
+    this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {

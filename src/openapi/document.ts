@@ -103,6 +103,19 @@ const formatParameter = {
   description: 'json (default), or text for text/plain',
 };
 
+/** A list's answer as an export: every matching row, as CSV (a header of field names) or one JSON object per line. */
+const EXPORT_FORMAT = {
+  name: 'format',
+  in: 'query',
+  schema: { type: 'string', enum: ['json', 'csv', 'ndjson'], default: 'json' },
+  description: 'json (default): a page; csv or ndjson: every matching row, streamed (wins over Accept)',
+};
+
+const EXPORT_CONTENT = {
+  'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of the field names, then one record per row' } },
+  'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object per line, as the page shows each row' } },
+};
+
 function listParameters(resource: Resource): JsonSchema[] {
   const oneBased = resource.paging === 'one-based';
   return [
@@ -202,9 +215,16 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         tags,
         operationId: `list${plural}`,
         summary: `List ${words(resource.listName)}`,
-        description: `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. GraphQL query \`${resource.listName}\`.`,
-        parameters: [...parent, ...listParameters(resource), IF_NONE_MATCH],
-        responses: { '200': ok('A page', ref(`${name}Page`), PAGE_ETAG), ...notModified(PAGE_ETAG), ...errors('400', ...parentErrors) },
+        description:
+          `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. ` +
+          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS). ` +
+          `GraphQL query \`${resource.listName}\`.`,
+        parameters: [...parent, ...listParameters(resource), EXPORT_FORMAT, IF_NONE_MATCH],
+        responses: {
+          '200': { ...ok('A page', ref(`${name}Page`), PAGE_ETAG), content: { ...json(ref(`${name}Page`)), ...EXPORT_CONTENT } },
+          ...notModified(PAGE_ETAG),
+          ...errors('400', ...parentErrors),
+        },
       },
       post: {
         tags,

@@ -48,6 +48,14 @@ async function embeddedById(ctx: RequestContext, entity: Parameters<typeof field
   return new Map(found.map((row, i) => [row.id as string, presented[i]]));
 }
 
+/** The keys of a presented row, in their order: the answered fields, then the embedded objects. */
+export function presentedFieldNames(resource: Resource): string[] {
+  return [
+    ...resource.fields.filter(isAnswered).map((field) => field.name),
+    ...resource.fields.filter((field) => field.reference?.embed).map((field) => field.reference!.relation),
+  ];
+}
+
 function scalars(row: Row, fields: FieldMeta[]): { [key: string]: Json } {
   const out: { [key: string]: Json } = {};
   for (const field of fields) {

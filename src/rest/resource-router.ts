@@ -3,6 +3,7 @@ import { MethodNotAllowedError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
 import { contextOf } from '../auth/authenticate';
 import type { ListParams } from '../engine/resource-service';
+import { exportFormatOf, sendExport } from './export-answer';
 import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
@@ -50,6 +51,11 @@ export function resourceRouter(resource: Resource): Router {
 
   router.get('/', async (req: Request, res: Response) => {
     const ctx = contextOf(req);
+    const format = exportFormatOf(req);
+    if (format) {
+      const { batches } = await service(req).exportRows(ctx, listParams(req, resource));
+      return sendExport(ctx, res, resource, format, batches);
+    }
     const result = await service(req).list(ctx, listParams(req, resource));
     if (pageNotModified(req, res, result.items, result.totalElements)) return;
     res.json(pageBody(result, await presentAll(ctx, resource, result.items)));
