@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject, createTask } from './support/fixtures';
@@ -130,6 +131,28 @@ describe('an export', () => {
     expect(exported.type).toMatch(/^application\/x-ndjson/);
     expect(exported.rows.map((t) => t.id)).toEqual(listed);
     expect(listed.length).toBeGreaterThan(0);
+  });
+
+  it('holds the rows of the JSON list in its order for any sort of nullable, repeated and related keys', async () => {
+    const term = fc.record({
+      field: fc.constantFrom('priority', 'dueDate', 'title', 'createdOn', 'project.name', 'assigneeId', 'statusSlug'),
+      direction: fc.constantFrom('asc', 'desc'),
+    });
+    const filter = fc.constantFrom('', 'priority>=1', 'priority==0', `projectId==${projects[1].id}`);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(term, { minLength: 0, maxLength: 3, selector: (t) => t.field }), filter, async (terms, condition) => {
+        const query = [
+          terms.length ? `sort=${terms.map((t) => `${t.field}:${t.direction}`).join(';')}` : '',
+          condition ? `filter=${encodeURIComponent(condition)}` : '',
+        ]
+          .filter(Boolean)
+          .join('&');
+        const exported = await ndjson(`/api/tasks?${query}&format=ndjson`);
+        expect(exported.status, exported.text).toBe(200);
+        expect(exported.rows.map((t) => t.id)).toEqual(await listedIds(query));
+      }),
+      { numRuns: 40 },
+    );
   });
 
   it("shows every row of the caller's organizations and no other, as the JSON list does", async () => {
