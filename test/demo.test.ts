@@ -8,7 +8,7 @@ import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/data
 import { DEMO_ORGANIZATION_NAME, DEMO_USER_EMAIL } from '../src/demo/demo-data';
 import { EXAMPLE_QUERY } from '../src/http/explorers';
 import { findChromium } from '../tools/browser/chromium';
-import { checkExplorers, problemsOf } from '../tools/browser/explorer-checks';
+import { checkExplorers, problemsOf, QUERY_BUILDER_PATHS, selects } from '../tools/browser/explorer-checks';
 import { startServer, type TestServer } from './support/server';
 import { tenantKeyViolations } from './support/tenant-keys';
 
@@ -270,7 +270,7 @@ describe('npm start -- --demo', () => {
 
 describe('the explorers in headless Chromium', () => {
   const title = chromium
-    ? 'Swagger UI takes the key in its field and runs a request; GraphiQL runs its saved query'
+    ? 'Swagger UI takes the key in its field and runs a request; GraphiQL runs its saved query and one built by ticking fields'
     : 'Swagger UI and GraphiQL in a browser (SKIPPED: no chromium binary found; apt-get install chromium, or set CHROMIUM_PATH)';
   it.skipIf(!chromium)(
     title,
@@ -285,7 +285,15 @@ describe('the explorers in headless Chromium', () => {
       expect(result.graphiql.result.data.organizations.content[0].name).toBe(DEMO_ORGANIZATION_NAME);
       expect(result.graphiqlWithoutKey.requestsWithoutKey).toEqual([]);
       expect(result.graphiqlWithoutKey.docsWithKey).toMatch(/^schema: /);
-      expect(result.screenshots).toHaveLength(6);
+      // The query builder: every root field of the schema, a nested query written by ticking, its data.
+      const builder = result.queryBuilder;
+      expect(builder.rootFields).toEqual(expect.arrayContaining(['organizations', 'projects']));
+      expect([...builder.rootFields].sort()).toEqual([...builder.schemaRootFields].sort());
+      for (const path of QUERY_BUILDER_PATHS) expect(selects(builder.query, path), builder.query).toBe(true);
+      const [organization] = builder.result.data.organizations.content;
+      expect(organization.name).toBe(DEMO_ORGANIZATION_NAME);
+      expect(organization.projects.content.map((project: { name: string }) => project.name)).toHaveLength(3);
+      expect(result.screenshots).toHaveLength(7);
     },
     90_000,
   );

@@ -1,10 +1,11 @@
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { findChromium } from './browser/chromium';
-import { checkExplorers, problemsOf } from './browser/explorer-checks';
+import { checkExplorers, problemsOf, QUERY_BUILDER_PATHS } from './browser/explorer-checks';
 
 /**
  * `npm run check:explorers -- [base URL]` with API_KEY set: drives GraphiQL (first without a key, then
- * with it typed into its Headers tab) and Swagger UI of a running server in headless Chromium
+ * with it typed into its Headers tab, then its query builder) and Swagger UI of a running server in headless Chromium
  * (CHROMIUM_PATH, or chromium on PATH) as a person would, prints
  * what they showed and where the screenshots are (SCREENSHOT_DIR, default the temporary folder), and
  * exits 1 when either page did not work. The base URL defaults to http://localhost:$PORT (8080).
@@ -21,12 +22,15 @@ async function main(): Promise<number> {
     console.error('No Chromium found: install it (apt-get install chromium) or set CHROMIUM_PATH.');
     return 2;
   }
-  const result = await checkExplorers(chromium, baseUrl, apiKey, process.env.SCREENSHOT_DIR || tmpdir());
+  const screenshotDir = process.env.SCREENSHOT_DIR || tmpdir();
+  mkdirSync(screenshotDir, { recursive: true });
+  const result = await checkExplorers(chromium, baseUrl, apiKey, screenshotDir);
   const organizations = (result.graphiql.result?.data?.organizations?.content ?? []) as { name: string; projects?: { totalElements: number } }[];
   const noKey = result.graphiqlWithoutKey;
   console.log(`GraphiQL (${baseUrl}/graphql) without a key`);
   console.log(`  footer:        ${noKey.hint}`);
   console.log(`  Docs pane:     ${noKey.docsWithoutKey}`);
+  console.log(`  query builder: ${noKey.builderWithoutKey}`);
   console.log(`  calls to /graphql before a key: ${noKey.requestsWithoutKey.join(', ') || 'none'}`);
   console.log(`  Docs pane once the key is typed into Headers: ${noKey.docsWithKey.slice(0, 120)}`);
   console.log(`Swagger UI (${baseUrl}/swagger-ui/)`);
@@ -36,6 +40,11 @@ async function main(): Promise<number> {
   console.log(
     `GraphiQL (${baseUrl}/graphql), saved query: ${organizations.map((o) => `${o.name} (${o.projects?.totalElements ?? 0} projects)`).join(', ') || 'no organization'}`,
   );
+  const builder = result.queryBuilder;
+  console.log(`GraphiQL's query builder: ${builder.rootFields.length} root fields listed (the schema has ${builder.schemaRootFields.length})`);
+  console.log(`  ticked ${QUERY_BUILDER_PATHS.map((path) => path.join(' → ')).join('; ')}; the editor then held:`);
+  console.log(builder.query.replace(/^/gm, '    '));
+  console.log(`  ran: ${JSON.stringify(builder.result).slice(0, 200)}`);
   console.log(`Screenshots: ${result.screenshots.join(', ')}`);
   const problems = problemsOf(result, apiKey);
   for (const problem of problems) console.error(`PROBLEM: ${problem}`);

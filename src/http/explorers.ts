@@ -14,7 +14,13 @@ export const GRAPHIQL_PATH = '/graphql';
 /** The Swagger UI page. */
 export const SWAGGER_UI_PATH = '/swagger-ui/';
 
-/** What GraphiQL shows, in its footer and its Docs pane, while it has no key to send. */
+/**
+ * The title of GraphiQL's query builder (the explorer plugin): its pane, and its sidebar button
+ * ("Show Query builder"). Ticking fields there writes the query into the editor.
+ */
+export const QUERY_BUILDER_TITLE = 'Query builder';
+
+/** What GraphiQL shows, in its footer, its Docs pane and its query builder, while it has no key to send. */
 export const GRAPHIQL_KEY_HINT =
   'No API key yet: put {"x-api-key": "pk_…"} in the Headers tab below the query (or use the key field of /swagger-ui/). The schema and the Docs load once a key is there.';
 
@@ -77,6 +83,7 @@ ${body}
 const graphiqlPage = htmlPage(
   'GraphQL explorer',
   `  <link rel="stylesheet" href="/graphql/explorer/graphiql.min.css" />
+  <link rel="stylesheet" href="/graphql/explorer/plugin-explorer.css" />
   <style>
     body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }
     .platform-key-hint { margin: 0; padding: 8px 4px 0; font-size: 14px; line-height: 1.4; color: hsla(var(--color-neutral), 0.8); }
@@ -84,11 +91,15 @@ const graphiqlPage = htmlPage(
     body.platform-no-key .graphiql-doc-explorer-error { font-size: 0; color: hsla(var(--color-neutral), 0.8);
       background-color: hsla(var(--color-neutral), var(--alpha-background-light)); border-color: hsla(var(--color-neutral), 0.15); }
     body.platform-no-key .graphiql-doc-explorer-error::after { content: ${scriptLiteral(GRAPHIQL_KEY_HINT)}; font-size: 14px; line-height: 1.4; }
+    /* The query builder likewise, in place of its "No Schema Available". */
+    body.platform-no-key .docExplorerWrap .error-container { font-size: 0; padding: 8px 0; white-space: normal; color: hsla(var(--color-neutral), 0.8); }
+    body.platform-no-key .docExplorerWrap .error-container::after { content: ${scriptLiteral(GRAPHIQL_KEY_HINT)}; font-size: 14px; line-height: 1.4; }
   </style>`,
   `  <div id="graphiql">Loading…</div>
   <script src="/graphql/explorer/react.production.min.js"></script>
   <script src="/graphql/explorer/react-dom.production.min.js"></script>
   <script src="/graphql/explorer/graphiql.min.js"></script>
+  <script src="/graphql/explorer/plugin-explorer.umd.js"></script>
   <script>
     const STORAGE = ${scriptLiteral(API_KEY_STORAGE_KEY)};
     const HINT = ${scriptLiteral(GRAPHIQL_KEY_HINT)};
@@ -115,6 +126,9 @@ const graphiqlPage = htmlPage(
       return send(params, { ...options, headers });
     };
     const defaultHeaders = JSON.stringify({ 'x-api-key': storedKey() }, null, 2);
+    // Made once: GraphiQL tells its plugins apart by identity. The title names both its pane and its sidebar button.
+    const QUERY_BUILDER = ${scriptLiteral(QUERY_BUILDER_TITLE)};
+    const queryBuilder = { ...GraphiQLPluginExplorer.explorerPlugin({ title: QUERY_BUILDER }), title: QUERY_BUILDER };
     function Explorer() {
       // GraphiQL opens with the headers it kept (shouldPersistHeaders), else the default ones.
       const [typed, setTyped] = React.useState(() => credentialIn(localStorage.getItem('graphiql:headers') ?? defaultHeaders));
@@ -129,7 +143,7 @@ const graphiqlPage = htmlPage(
         clearTimeout(pause.current);
         pause.current = setTimeout(() => setTyped(credentialIn(text)), 500);
       };
-      return React.createElement(GraphiQL, { fetcher: keyed, schema: credential ? undefined : null, onEditHeaders, defaultHeaders,
+      return React.createElement(GraphiQL, { fetcher: keyed, schema: credential ? undefined : null, onEditHeaders, defaultHeaders, plugins: [queryBuilder],
         shouldPersistHeaders: true, defaultEditorToolsVisibility: 'headers', defaultQuery: ${scriptLiteral(EXAMPLE_QUERY)} },
         credential ? null : React.createElement(GraphiQL.Footer, null, React.createElement('p', { className: 'platform-key-hint', role: 'status' }, HINT)));
     }
@@ -250,8 +264,8 @@ const swaggerInitializer = `(function () {
 const EXPLORER_PATHS = /^\/(graphql|swagger-ui)(\/|$)/i;
 
 /**
- * Browser pages that work without internet access, served from installed packages: GraphiQL when
- * /graphql is opened in a browser, and Swagger UI at /swagger-ui/ with a field for the API key above
+ * Browser pages that work without internet access, served from installed packages: GraphiQL, with
+ * its query builder, when /graphql is opened in a browser, and Swagger UI at /swagger-ui/ with a field for the API key above
  * it. Neither needs credentials to load; the calls they make do, with the key both keep in the
  * browser's local storage (API_KEY_STORAGE_KEY).
  */
@@ -260,6 +274,9 @@ export function explorerRouter(): RequestHandler {
   const assets: Record<string, string> = {
     'graphiql.min.css': join(packageDir('graphiql'), 'graphiql.min.css'),
     'graphiql.min.js': join(packageDir('graphiql'), 'graphiql.min.js'),
+    // The query builder: built against GraphiQL's own React and GraphQL (the GraphiQL global), so it follows graphiql.min.js.
+    'plugin-explorer.css': join(packageDir('@graphiql/plugin-explorer'), 'dist', 'style.css'),
+    'plugin-explorer.umd.js': join(packageDir('@graphiql/plugin-explorer'), 'dist', 'index.umd.js'),
     'react.production.min.js': join(packageDir('react'), 'umd', 'react.production.min.js'),
     'react-dom.production.min.js': join(packageDir('react-dom'), 'umd', 'react-dom.production.min.js'),
   };

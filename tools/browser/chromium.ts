@@ -171,6 +171,9 @@ export class Browser {
   }
 }
 
+/** The keys `Page.press` knows, with the key codes editors read from keyboard events. */
+const KEY_CODES = { Backspace: 8 } as const;
+
 export class Page {
   /** Messages of dialogs the page opened (alert, confirm, prompt): each was dismissed at once. */
   readonly dialogs: string[] = [];
@@ -262,13 +265,22 @@ export class Page {
     await this.send('Input.insertText', { text });
   }
 
-  /** Focuses the CodeMirror editor inside `selector`, selects all it holds and types `text` over it. */
+  /** Focuses the CodeMirror editor inside `selector`, selects all it holds and types `text` over it ('' empties it). */
   async typeInEditor(selector: string, text: string): Promise<void> {
     const found = await this.evaluate<boolean>(
       `(() => { const cm = document.querySelector(${JSON.stringify(selector)})?.CodeMirror; if (!cm) return false; cm.focus(); cm.execCommand('selectAll'); return true; })()`,
     );
     if (!found) throw new Error(`no editor at ${selector}`);
-    await this.send('Input.insertText', { text });
+    // Inserting nothing would leave the selection in place: deleting it is a key press.
+    if (text) await this.send('Input.insertText', { text });
+    else await this.press('Backspace');
+  }
+
+  /** Presses and releases `key` in whatever has the focus. */
+  async press(key: keyof typeof KEY_CODES): Promise<void> {
+    const params = { key, code: key, windowsVirtualKeyCode: KEY_CODES[key] };
+    await this.send('Input.dispatchKeyEvent', { type: 'rawKeyDown', ...params });
+    await this.send('Input.dispatchKeyEvent', { type: 'keyUp', ...params });
   }
 
   async screenshot(file: string): Promise<string> {
