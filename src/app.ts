@@ -47,6 +47,8 @@ import { ExpressionPool } from './modules/workflow/expression-pool';
 import { automationJobs } from './modules/workflow/automation-jobs';
 import { idempotency } from './rest/idempotency';
 import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './engine/idempotency';
+import { webhookSettings, type WebhookSettings } from './modules/webhooks/settings';
+import { WEBHOOKS_CRONTAB, webhookJobs } from './modules/webhooks/webhook-jobs';
 import { LiveUpdates } from './graphql/live/websocket-server';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
@@ -79,6 +81,8 @@ export interface AppOptions {
   metricsPublic?: boolean;
   /** EVENT_LOOP_STALL_LOG_MS (default 200). */
   eventLoopStallLogMs?: number;
+  /** WEBHOOK_MAX_CONSECUTIVE_FAILURES (default 20); tests also shorten the retry schedule and the attempt timeout. */
+  webhooks?: Partial<WebhookSettings>;
   /** EXPORT_MAX_ROWS (default 1,000,000): the most rows one export may stream. */
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small). */
@@ -108,6 +112,7 @@ export function appOptions(config: AppConfig): AppOptions {
     aiGateway: config.aiGateway,
     metricsPublic: config.metricsPublic,
     eventLoopStallLogMs: config.eventLoopStallLogMs,
+    webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
     exportMaxRows: config.exportMaxRows,
   };
 }
@@ -148,13 +153,16 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     aiGateway: options.aiGateway,
     expressions: new ExpressionPool({ timeoutMs: options.expressionTimeoutMs }),
     maxApiKeysPerUser: options.maxApiKeysPerUser,
+    webhooks: webhookSettings(options.webhooks),
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
   });
   const idempotentAnswers = new IdempotencyStore(orm);
-  const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers) };
+  const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };
   // Every process drops its cached credentials when any process announces a change of access.
-  const worker = options.workerConcurrency ? await JobWorker.start(databaseUrl, options.workerConcurrency, jobs, IDEMPOTENCY_CRONTAB) : undefined;
+  const worker = options.workerConcurrency
+    ? await JobWorker.start(databaseUrl, options.workerConcurrency, jobs, `${IDEMPOTENCY_CRONTAB}\n${WEBHOOKS_CRONTAB}`)
+    : undefined;
   const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);

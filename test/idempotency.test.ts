@@ -399,7 +399,9 @@ describe('OpenAPI', () => {
     for (const [path, { post }] of posts) {
       expect(post.parameters, path).toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });
       expect(post.responses['409'], path).toBeDefined();
-      expect(post.responses['422'], path).toEqual({ $ref: '#/components/responses/UnprocessableEntity' });
+      // The AI gateway's errors come in the body OpenAI clients read.
+      const unprocessable = path.startsWith('/api/ai/') ? 'OpenAiUnprocessableEntity' : 'UnprocessableEntity';
+      expect(post.responses['422'], path).toEqual({ $ref: `#/components/responses/${unprocessable}` });
     }
     expect(doc.paths['/api/tasks'].post.responses['201'].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/Idempotent-Replayed' });
     expect(doc.paths['/api/account/callback'].post.parameters ?? []).not.toContainEqual({ $ref: '#/components/parameters/Idempotency-Key' });

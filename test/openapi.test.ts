@@ -77,6 +77,8 @@ const ENTITIES = [
   'ServiceBridge',
   'ModelCatalogEntry',
   'OrganizationSecret',
+  'WebhookEndpoint',
+  'WebhookDelivery',
 ];
 
 describe('GET /v3/api-docs', () => {
@@ -246,7 +248,7 @@ describe('schemas', () => {
     expect(createRef.$ref ?? createRef.allOf?.[0]?.$ref).toBe('#/components/schemas/TaskStatusType');
   });
 
-  it('has the sixteen named enumerations of the specification as components, with exactly their values', () => {
+  it('has the sixteen named enumerations of the specification, and WebhookDeliveryStatus, as components with exactly their values', () => {
     const expected: Record<string, string[]> = {
       TaskStatusType: ['OPEN', 'IN_PROGRESS', 'DONE', 'BLOCKED', 'PENDING'],
       ExecutionStatus: ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'],
@@ -264,6 +266,7 @@ describe('schemas', () => {
       TaskSignalOutcome: ['APPROVED', 'REJECTED', 'DEFERRED'],
       SessionState: ['ACTIVE', 'COMPLETED', 'FAILED', 'CANCELLED'],
       PipelineStepType: ['MODULE', 'CREATE_TASK', 'SCRIPT', 'BRIDGE_CALL', 'EXECUTION', 'LLM', 'AGENT', 'APPROVAL'],
+      WebhookDeliveryStatus: ['PENDING', 'SUCCEEDED', 'RETRYING', 'FAILED'],
     };
     const schemas = doc.components.schemas;
     const enums = Object.keys(schemas).filter((name) => Array.isArray(schemas[name].enum));

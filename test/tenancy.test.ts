@@ -361,17 +361,20 @@ describe('isolation between tenants', () => {
      * Rows of B pointing at A's rows (written by the administrator, who may) and rows of A pointing at
      * B's: B must see neither A's referenced objects nor A's rows in its own rows' collections.
      */
-    const crossReferences = orgScoped.flatMap((resource) =>
-      resource.fields
-        .filter((f) => f.reference && isCreateWritable(f) && f.name !== tenantField(resource))
-        .filter((f) => {
-          const target = resourceOf(f.reference!.target());
-          // A membership row legitimately makes its user a colleague: it is not a reference to test here.
-          if (resource.path === 'team-members') return false;
-          return target !== undefined && (target.scope.kind === 'organization' || target.path === 'users');
-        })
-        .map((field) => ({ resource, field })),
-    );
+    // Read-only collections (written by the server alone) take no body that could name another tenant's row.
+    const crossReferences = orgScoped
+      .filter((resource) => resource.operations.create)
+      .flatMap((resource) =>
+        resource.fields
+          .filter((f) => f.reference && isCreateWritable(f) && f.name !== tenantField(resource))
+          .filter((f) => {
+            const target = resourceOf(f.reference!.target());
+            // A membership row legitimately makes its user a colleague: it is not a reference to test here.
+            if (resource.path === 'team-members') return false;
+            return target !== undefined && (target.scope.kind === 'organization' || target.path === 'users');
+          })
+          .map((field) => ({ resource, field })),
+      );
 
     it('has cross-tenant references to try', () => {
       expect(crossReferences.map(({ resource, field }) => `${resource.path}.${field.name}`)).toEqual(

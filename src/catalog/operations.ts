@@ -1,4 +1,4 @@
-import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry } from '../entities';
+import { Activity, DocumentFamily, Execution, Task, TaskGroupHistoryEntry, WebhookDelivery, WebhookEndpoint } from '../entities';
 import { AnalyticsEmbedToken } from '../model/analytics-embed-token';
 import { AgentServiceBridgeCall, AgentServiceBridgeList } from '../model/agent-bridge-tools';
 import { BATCH_UPDATE_LIMIT, BatchUpdateResult } from '../model/batch-update';
@@ -259,5 +259,44 @@ export const operations: DomainOperation[] = [
     textFormat: (answer) => transcriptText(answer as ChannelTranscript),
     status: 200,
     errors: ['400', '404'],
+  },
+  {
+    operationId: 'rotateWebhookEndpointSecret',
+    method: 'post',
+    path: 'webhook-endpoints/{id}/rotate-secret',
+    tag: 'webhook-endpoints',
+    summary:
+      'Replace the signing secret of a webhook endpoint (owners): the answer carries the new signingSecret, once; later attempts are signed with it alone',
+    body: [],
+    bodyOptional: true,
+    answer: { entity: WebhookEndpoint },
+    status: 200,
+    errors: ['400', '404'],
+  },
+  {
+    operationId: 'testWebhookEndpoint',
+    method: 'post',
+    path: 'webhook-endpoints/{id}/test',
+    tag: 'webhook-endpoints',
+    summary:
+      'Send a webhook.test event to an enabled endpoint (owners), whatever its eventTypes; answers the delivery to follow in the log. 409 when the endpoint is disabled',
+    body: [],
+    bodyOptional: true,
+    answer: { entity: WebhookDelivery },
+    status: 202,
+    errors: ['400', '404', '409'],
+  },
+  {
+    operationId: 'redeliverWebhookDelivery',
+    method: 'post',
+    path: 'webhook-deliveries/{id}/redeliver',
+    tag: 'webhook-deliveries',
+    summary:
+      'Deliver again (owners), under the same webhook-id: the delivery becomes PENDING and follows the retry schedule from its start. 409 when its endpoint is disabled',
+    body: [],
+    bodyOptional: true,
+    answer: { entity: WebhookDelivery },
+    status: 202,
+    errors: ['400', '404', '409'],
   },
 ];

@@ -48,6 +48,8 @@ import {
   TaskTemplate,
   Team,
   TeamMember,
+  WebhookDelivery,
+  WebhookEndpoint,
   Workspace,
 } from '../entities';
 import { defineResource, flagDeleted, hardDelete, readOnly, type Resource } from '../model/resource';
@@ -383,5 +385,22 @@ export const resources: Resource[] = [
     scope: { kind: 'global' },
     delete: hardDelete,
     access: { create: 'admin', update: 'admin', delete: 'admin' },
+  }),
+  defineResource({
+    path: 'webhook-endpoints',
+    entity: WebhookEndpoint,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+    access: { create: 'owner', update: 'owner', delete: 'owner' },
+  }),
+  defineResource({
+    path: 'webhook-deliveries',
+    entity: WebhookDelivery,
+    scope: { kind: 'organization', path: 'organizationId' },
+    delete: hardDelete,
+    operations: readOnly,
+    order: 'newest-first',
+    // Only the server writes deliveries; `update` is who may redeliver one.
+    access: { update: 'owner' },
   }),
 ];

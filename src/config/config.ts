@@ -21,6 +21,9 @@ export const DEFAULT_EVENT_LOOP_STALL_LOG_MS = 200;
 /** DATABASE_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of the API running longer (the request answers 503). */
 export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
+export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
+
 /** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
 export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
 
@@ -68,6 +71,8 @@ export interface AppConfig {
   shutdownGraceSeconds: number;
   /** EVENT_LOOP_STALL_LOG_MS: a stall of the event loop at least this long is logged with the requests running. */
   eventLoopStallLogMs: number;
+  /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
+  webhookMaxConsecutiveFailures: number;
   /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
   exportMaxRows: number;
 }
@@ -132,6 +137,7 @@ export function loadConfig(): AppConfig {
     metricsPublic: flag('METRICS_PUBLIC'),
     shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
+    webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
   };
 }

@@ -24,6 +24,8 @@ export interface UpstreamRequest {
   timeoutMs?: number;
   /** Ends the exchange at once when it aborts (the client that asked went away). */
   signal?: AbortSignal;
+  /** false: a redirect is the answer, not followed (a webhook's receiver must answer itself). Default true. */
+  followRedirects?: boolean;
 }
 
 export interface UpstreamAnswer {
@@ -80,7 +82,7 @@ export class UpstreamExchange {
     for (let redirects = 0; ; redirects++) {
       this.guard.assertTarget(this.current.url);
       const answer = await send(this.guard, this.current, this.controller.signal);
-      const location = redirectLocation(answer);
+      const location = this.first.followRedirects === false ? undefined : redirectLocation(answer);
       if (location === undefined) {
         this.answered = true;
         return answer;

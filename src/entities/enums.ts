@@ -20,3 +20,4 @@ export const TaskSignalOutcome = defineEnum('TaskSignalOutcome', ['APPROVED', 'R
 export const SessionState = defineEnum('SessionState', ['ACTIVE', 'COMPLETED', 'FAILED', 'CANCELLED']);
 export type SessionState = (typeof SessionState.values)[number];
 export const PipelineStepType = defineEnum('PipelineStepType', ['MODULE', 'CREATE_TASK', 'SCRIPT', 'BRIDGE_CALL', 'EXECUTION', 'LLM', 'AGENT', 'APPROVAL']);
+export const WebhookDeliveryStatus = defineEnum('WebhookDeliveryStatus', ['PENDING', 'SUCCEEDED', 'RETRYING', 'FAILED']);

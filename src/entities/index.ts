@@ -48,4 +48,6 @@ export { TaskTemplate } from './task-template';
 export { Team } from './team';
 export { TeamMember } from './team-member';
 export { Trigger } from './trigger';
+export { WebhookDelivery } from './webhook-delivery';
+export { WebhookEndpoint } from './webhook-endpoint';
 export { Workspace } from './workspace';

@@ -47,6 +47,19 @@ export async function enqueueJob(em: EntityManager, name: string, payload: objec
   await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS]);
 }
 
+const ADD_KEYED_JOB = {
+  name: 'add-keyed-job',
+  text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int, run_at => $4::timestamptz, job_key => $5::text, job_key_mode => 'replace')`,
+};
+
+/**
+ * Adds the one job of `jobKey` to run at `runAt` (now when absent), in the EntityManager's transaction:
+ * a job of that key still waiting is replaced, so that a subject never has two waiting at once.
+ */
+export async function enqueueKeyedJob(em: EntityManager, name: string, payload: object, jobKey: string, runAt?: Date): Promise<void> {
+  await runOnConnection(em, ADD_KEYED_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, (runAt ?? new Date()).toISOString(), jobKey]);
+}
+
 /** The jobs of the queue by state, read when asked (the `job_queue_depth` metric). */
 export interface JobCounts {
   /** Not taken by a worker, with attempts left (retries scheduled for later included). */
@@ -85,6 +98,22 @@ export function jobStatementIf(name: string, payload: object, condition: JobCond
     sql: `${ADD_JOB.text} where exists (${shiftParameters(condition.sql, 3)})`,
     params: [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...condition.params],
   };
+}
+
+/**
+ * Several statements that follow one INSERT as one (`union all`, each adding its job or not), so that
+ * the row's statement stays a single SELECT after it; undefined when there are none.
+ */
+export function allOfStatements(statements: readonly (FollowingStatement | undefined)[]): FollowingStatement | undefined {
+  const present = statements.filter((statement): statement is FollowingStatement => statement !== undefined);
+  if (present.length <= 1) return present[0];
+  let offset = 0;
+  const parts = present.map((statement) => {
+    const sql = shiftParameters(statement.sql, offset);
+    offset += statement.params.length;
+    return sql;
+  });
+  return { key: present.map((statement) => statement.key).join('+'), sql: parts.join(' union all '), params: present.flatMap((statement) => statement.params) };
 }
 
 /**

@@ -60,6 +60,7 @@ export function uniqueString(field: FieldMeta, prefix = field.name): string {
     base.toUpperCase().replace(/[^A-Z0-9]/g, '_'),
     base.replace(/[^a-z0-9]/gi, ''),
     base.replace(/[^a-z0-9]/gi, '').toUpperCase(),
+    `https://example.test/${base}`,
   ];
   for (const candidate of candidates) {
     let value = candidate;

@@ -185,7 +185,8 @@ async function unchanged(caller: Caller, id: string, changeSequence: number | un
 /**
  * POST: one statement, a transaction in itself: the insert guarded by the project being live and the
  * caller's, with the task's CREATED activity, its task_created event and, when the project has an
- * enabled task_created trigger, the job that evaluates it, returning the new row.
+ * enabled task_created trigger, the job that evaluates it (and, when a webhook endpoint takes the event,
+ * the job that delivers it), returning the new row.
  */
 app.post('/api/tasks', async (req: Request, res: Response) => {
   const { projectId, title, priority } = taskBody(req.body);
@@ -205,10 +206,14 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
        insert into platform_event (id, uuid, created_on, updated_on, change_sequence, project_id, organization_id, event_type, event_detail, notified, date_time)
        select gen_random_uuid(), gen_random_uuid(), $3, $3, 0, p.id, p.organization_id, 'task_created', jsonb_build_object('taskId', c.id), false, $3
          from created c cross join parent p
-       returning id, project_id),
+       returning id, project_id, organization_id),
      job as (
        select graphile_worker.add_job('evaluate-triggers', json_build_object('eventId', e.id), max_attempts => 10) from event e
-        where exists (select 1 from "trigger" tr where tr.project_id = e.project_id and tr.event_kind = 'task_created' and tr.enabled))
+        where exists (select 1 from "trigger" tr where tr.project_id = e.project_id and tr.event_kind = 'task_created' and tr.enabled)
+       union all
+       select graphile_worker.add_job('dispatch-webhooks', json_build_object('eventId', e.id), max_attempts => 10) from event e
+        where exists (select 1 from webhook_endpoint w where w.organization_id = e.organization_id and w.enabled and not w.parent_hidden
+          and (w.project_id is null or w.project_id = e.project_id) and (w.event_types = '[]'::jsonb or w.event_types @> '["task_created"]'::jsonb)))
      select c.* from created c left join (select count(*) from job) j on true`,
     [caller.id, projectId, new Date(), title, priority, ...tenantValues(caller)],
   );

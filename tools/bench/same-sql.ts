@@ -267,8 +267,9 @@ function insertText(table: string, fields: string[], offset = 0): string {
 const bound = (value: unknown) => (value !== null && typeof value === 'object' && !(value instanceof Date) ? JSON.stringify(value) : value);
 
 /**
- * POST: the project's check (live, the caller's); then the task, its task_created event and the job that
- * evaluates the project's triggers when it has one enabled, in one statement; then its CREATED activity.
+ * POST: the project's check (live, the caller's); then the task, its task_created event, the job that
+ * evaluates the project's triggers when it has one enabled and the job that delivers the event's webhooks
+ * when an endpoint takes it, in one statement; then its CREATED activity.
  */
 app.post('/api/tasks', async (req: Request, res: Response) => {
   const { projectId, title, priority } = taskBody(req.body);
@@ -300,7 +301,11 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
   await sql(
     pool,
     `with w0 as (${insertText('task', fields)}), w1 as (${insertText('platform_event', eventFields, fields.length)}), ` +
-      `f1 as (select 1 from graphile_worker.add_job($38::text, $39::json, max_attempts => $40::int) where exists (select 1 from "trigger" t where t.project_id = $41 and t.event_kind = $42 and t.enabled and t.id is distinct from $43::uuid)) ` +
+      `f1 as (select 1 from graphile_worker.add_job($38::text, $39::json, max_attempts => $40::int) where exists (select 1 from "trigger" t where t.project_id = $41 and t.event_kind = $42 and t.enabled and t.id is distinct from $43::uuid) ` +
+      `union all select 1 from graphile_worker.add_job($44::text, $45::json, max_attempts => $46::int) where exists (select 1 from webhook_endpoint w\n` +
+      ` where w.organization_id = $47::uuid and w.enabled and not w.parent_hidden\n` +
+      `   and (w.project_id is null or w.project_id = $48::uuid)\n` +
+      `   and (w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array($49::text)))) ` +
       `select (select count(*) from f1)`,
     [
       ...fields.map((f) => bound(task[f])),
@@ -321,6 +326,12 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
       projectId,
       'task_created',
       null,
+      'dispatch-webhooks',
+      JSON.stringify({ eventId }),
+      10,
+      project.__organization,
+      projectId,
+      'task_created',
     ],
   );
   await sql(

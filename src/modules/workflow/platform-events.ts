@@ -5,6 +5,8 @@ import { isUuid } from '../../model/uuid';
 import type { RequestContext } from '../../engine/context';
 import { BoundedMap } from '../../engine/bounded-map';
 import type { ResourceRules } from '../../engine/resource-rules';
+import { allOfStatements } from '../../jobs/job-queue';
+import { webhookDispatchJob } from '../webhooks/dispatch';
 import { triggerEvaluationJob } from './trigger-firing';
 
 /** Where an event happened: its subject's organization, and its project (null: the subject is in none). */
@@ -14,17 +16,21 @@ export interface EventPlace {
 }
 
 /**
- * Records a domain event in the transaction of the change that causes it, with the evaluation of the
- * project's triggers it asks for, in one statement: a change rolled back leaves neither behind. `where`
- * is a project id (the event's organization is the project's) or the place itself; an event of no
- * project asks for no evaluation (triggers belong to projects). `detail` names the ids involved.
+ * Records a domain event in the transaction of the change that causes it, with the jobs it asks for (the
+ * evaluation of the project's triggers, its webhook deliveries) in one statement: a change rolled back
+ * leaves none of them behind. `where` is a project id (the event's organization is the project's) or the
+ * place itself; an event of no project asks for no evaluation (triggers belong to projects). `detail`
+ * names the ids involved.
  */
 export async function recordEvent(tx: RequestContext, where: string | EventPlace, eventType: EventType, detail: Record<string, unknown>): Promise<void> {
   const place = typeof where === 'string' ? { projectId: where, organizationId: await organizationOfProject(tx, where) } : where;
   if (!place.organizationId) throw new Error(`no project ${String(where)} to record ${eventType} in`);
   const id = randomUUID();
-  const job = place.projectId ? triggerEvaluationJob(tx, { id, projectId: place.projectId, eventType }) : undefined;
-  await tx.services.forEntity(PlatformEvent)!.record(tx, { id, ...place, eventType, eventDetail: detail, notified: false, dateTime: new Date() }, job);
+  const jobs = allOfStatements([
+    place.projectId ? triggerEvaluationJob(tx, { id, projectId: place.projectId, eventType }) : undefined,
+    webhookDispatchJob({ id, organizationId: place.organizationId, projectId: place.projectId, eventType }),
+  ]);
+  await tx.services.forEntity(PlatformEvent)!.record(tx, { id, ...place, eventType, eventDetail: detail, notified: false, dateTime: new Date() }, jobs);
 }
 
 /**
