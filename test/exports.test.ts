@@ -258,6 +258,14 @@ describe('a streamed export', () => {
 
   const batchStatements = (recorded: { text: string }[]) => recorded.filter((s) => s.text.includes('"__k0"')).length;
 
+  /** Connections of the read pool (where exports read) lent out now, from /metrics. */
+  async function readConnectionsInUse(): Promise<number> {
+    const metrics = await server.request('GET', '/metrics');
+    const line = /^db_pool_connections_in_use\{pool="read"\} (\d+)$/m.exec(metrics.text);
+    expect(line, metrics.text.slice(0, 500)).not.toBeNull();
+    return Number(line![1]);
+  }
+
   it('reads no further than the client takes, and stops reading when the client goes away', async () => {
     // Rows large enough (36 MB in all) that the buffers between a paused client and the server fill long before the end.
     const big = await createProject(server, projects[0].organizationId, {}, member.key);
@@ -274,12 +282,15 @@ describe('a streamed export', () => {
     expect(answer.statusCode).toBe(200);
     expect(batchStatements(paused)).toBeGreaterThan(0);
     expect(batchStatements(paused)).toBeLessThan(batches);
+    // While the client holds back, the export holds no database connection.
+    expect(await readConnectionsInUse()).toBe(0);
 
     const afterLeaving = await server.recordQueries(async () => {
       answer.destroy();
       await new Promise((resolve) => setTimeout(resolve, 500));
     });
     expect(batchStatements(afterLeaving)).toBeLessThanOrEqual(1);
+    expect(await readConnectionsInUse()).toBe(0);
     // The server is as it was: the same export, read to its end, holds every row.
     const whole = await ndjson(path);
     expect(whole.rows).toHaveLength(40);
