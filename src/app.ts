@@ -34,7 +34,10 @@ import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
 import { listen } from './database/listener';
 import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
-import { ReadPool } from './database/read-pool';
+import { ReadPool, type Reads } from './database/read-pool';
+import { ReplicatedReads } from './database/read-replicas';
+import type { ReadReplicaSettings } from './config/read-replicas';
+import { trackWrites, markWriting } from './http/read-your-writes';
 import { statementTimeoutOf, withStatementTimeout } from './database/orm';
 import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
 import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
@@ -87,6 +90,11 @@ export interface AppOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small). */
   exportBatchRows?: number;
+  /**
+   * DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: the hot reads of users go to these replicas (see
+   * database/read-replicas.ts); read-your-writes is shared through `rateLimits.redisUrl` (REDIS_URL).
+   */
+  readReplicas?: ReadReplicaSettings;
 }
 
 export function appOptions(config: AppConfig): AppOptions {
@@ -114,6 +122,7 @@ export function appOptions(config: AppConfig): AppOptions {
     eventLoopStallLogMs: config.eventLoopStallLogMs,
     webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
     exportMaxRows: config.exportMaxRows,
+    readReplicas: config.readReplicas,
   };
 }
 
@@ -140,7 +149,18 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const databaseUrl = orm.config.get('clientUrl')!;
   await migrateJobQueue(databaseUrl);
   // The read pool serves requests as the ORM does: under the same statement timeout.
-  const reads = new ReadPool(withStatementTimeout(databaseUrl, statementTimeoutOf(orm)), READ_POOL_SIZE);
+  const timeout = statementTimeoutOf(orm);
+  const primaryReads = new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE);
+  const replicated = options.readReplicas
+    ? new ReplicatedReads(primaryReads, databaseUrl, {
+        ...options.readReplicas,
+        urls: options.readReplicas.urls.map((url) => withStatementTimeout(url, timeout)),
+        poolSize: READ_POOL_SIZE,
+        redisUrl: options.rateLimits.redisUrl,
+      })
+    : undefined;
+  await replicated?.start();
+  const reads: Reads = replicated ?? primaryReads;
   const egress = new EgressGuard(options.egress);
   const lake = openDataLake(options.dataLake);
   const services = new Services(resources, modules, {
@@ -167,9 +187,11 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
   const metrics = new Metrics({
-    pools: { orm: () => ormPoolUsage(orm), read: () => reads.usage() },
-    jobs: () => countJobs(reads),
+    pools: { orm: () => ormPoolUsage(orm), read: () => primaryReads.usage(), ...replicated?.replicaUsage() },
+    // The job queue is the primary's.
+    jobs: () => countJobs(primaryReads),
     lakeWrites: () => lake.counts(),
+    ...(replicated ? { readTargets: () => replicated.readCounts() } : {}),
   });
   // A request counts against its key's budget and, once its user is known, against the user's.
   const rateSubject = (req: Request): RateSubject => {
@@ -180,6 +202,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     maxRootMutations: options.graphqlMaxRootMutations ?? DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS,
     charge: (req, points) => limits.consume(rateSubject(req), points),
     onRefusal: metrics.rateLimitRefused,
+    ...(replicated ? { writing: (req: Request) => markWriting(replicated, req) } : {}),
   });
   const openApi = buildOpenApiDocument(resources);
   const live = new LiveUpdates({
@@ -202,8 +225,9 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(accessLog);
   app.use(authenticator.identify);
   app.use(rateLimit(limits, rateSubject, metrics.rateLimitRefused));
+  if (replicated) app.use(trackWrites(replicated));
   app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
-  app.get('/health', healthHandler(orm, limits));
+  app.get('/health', healthHandler(orm, limits, replicated));
   app.get('/health/live', livenessHandler);
   app.get('/', indexHandler(openApi.info as { title: string; version: string }));
   app.use('/swagger-ui', labelRoute('/swagger-ui/*'));
@@ -236,7 +260,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
       await graphql.stop();
       await limits.close();
       await accessChanges.close();
-      await reads.close();
+      await replicated?.close();
+      await primaryReads.close();
       await egress.close();
       // Records still being retried are written (or given up on) before the process ends.
       await lake.flush();

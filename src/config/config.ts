@@ -4,6 +4,7 @@ import { readAiGatewayConfig, type AiGatewayConfig } from './ai-gateway';
 import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics-embed';
 import { loadConfigFile } from './config-file';
 import { parseHostAllowlist } from '../egress/egress-guard';
+import { readReplicaSettings, type ReadReplicaSettings } from './read-replicas';
 
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
@@ -75,6 +76,8 @@ export interface AppConfig {
   webhookMaxConsecutiveFailures: number;
   /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
   exportMaxRows: number;
+  /** DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: streaming replicas for users' reads; absent, all reads go to the primary. */
+  readReplicas?: ReadReplicaSettings;
 }
 
 /** Rows one CSV or NDJSON export may stream unless EXPORT_MAX_ROWS says otherwise. */
@@ -139,5 +142,6 @@ export function loadConfig(): AppConfig {
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
     webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
+    readReplicas: readReplicaSettings(process.env.DATABASE_REPLICA_URLS, process.env.REPLICA_MAX_LAG_SECONDS),
   };
 }

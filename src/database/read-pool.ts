@@ -22,6 +22,18 @@ export function isoFromPostgres(text: string): string {
   return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
 }
 
+/**
+ * Where the hot reads go: the read pool, or the primary and its replicas (read-replicas.ts). `reader` is
+ * the user on whose behalf a request reads (undefined for the server's own work), so that a user's
+ * reads see their own writes.
+ */
+export interface Reads {
+  query<R>(statement: PreparedStatement, values: unknown[], reader?: string): Promise<R[]>;
+  run<R>(text: string, values: unknown[], prepare?: boolean, reader?: string): Promise<R[]>;
+  usage(): PoolUsage;
+  close(): Promise<void>;
+}
+
 const types = new pg.TypeOverrides();
 types.setTypeParser(TIMESTAMPTZ, isoFromPostgres);
 
@@ -30,7 +42,7 @@ types.setTypeParser(TIMESTAMPTZ, isoFromPostgres);
  * prepared statements with bound parameters, times read as answer text. The ORM keeps its own pool for
  * writes, transactions and everything else.
  */
-export class ReadPool {
+export class ReadPool implements Reads {
   private readonly pool: pg.Pool;
   /** Names given to the texts of `run`. */
   private readonly names = new Map<string, string>();
@@ -39,8 +51,9 @@ export class ReadPool {
     url: string,
     max: number,
     private readonly maxNamedTexts = MAX_NAMED_TEXTS,
+    poolOptions: Pick<pg.PoolConfig, 'connectionTimeoutMillis'> = {},
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=UTC ${REQUEST_SESSION_OPTIONS}` });
+    this.pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=UTC ${REQUEST_SESSION_OPTIONS}`, ...poolOptions });
     // An idle connection that fails is dropped by the pool; the next query opens another.
     this.pool.on('error', () => undefined);
   }

@@ -49,6 +49,20 @@ export class RequestContext {
     return this.actor.kind === 'user' ? this.actor.user : undefined;
   }
 
+  /**
+   * Set when the reads must see every commit so far, such as the re-read of a change just announced,
+   * which no replica may have replayed yet: the hot reads then go to the primary.
+   */
+  readsLatest = false;
+
+  /**
+   * Whose read it is, for read replicas (database/read-replicas.ts): a user, whose reads see their own
+   * writes; undefined (the primary) for the server's own work and `readsLatest`.
+   */
+  get reader(): string | undefined {
+    return this.readsLatest ? undefined : this.user?.id;
+  }
+
   get actorType(): ActorType {
     if (this.actor.kind === 'system') return 'SYSTEM';
     return this.actor.credential === 'api-key' ? 'API_KEY' : 'USER';

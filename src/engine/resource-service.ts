@@ -179,7 +179,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const reads = ctx.services.reads;
     if (!reads || ctx.em.isInTransaction()) return undefined;
     const statement = this.itemStatement(ctx, shape);
-    return reads.query<Row>(statement, await this.itemValues(ctx, statement, id));
+    return reads.query<Row>(statement, await this.itemValues(ctx, statement, id), ctx.reader);
   }
 
   itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {

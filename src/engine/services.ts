@@ -2,7 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
-import type { ReadPool } from '../database/read-pool';
+import type { Reads } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
@@ -19,7 +19,7 @@ export interface ModuleDependencies {}
 export interface EngineOptions {
   accessCacheSeconds?: number;
   /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
-  reads?: ReadPool;
+  reads?: Reads;
   /** EXPORT_MAX_ROWS: the most rows one export may stream (default 1,000,000). */
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small to cross many batches). */
@@ -43,7 +43,7 @@ export class Services {
   readonly accessCache: AccessCache;
 
   /** The prepared hot reads (see item-statement.ts); without it, every read goes through the ORM. */
-  readonly reads?: ReadPool;
+  readonly reads?: Reads;
 
   /** The modules' rules and operation handlers, checked when built. */
   readonly modules: ModuleRegistry;

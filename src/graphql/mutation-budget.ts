@@ -34,6 +34,8 @@ export interface MutationBudget {
   charge?(req: Request, points: number): Promise<RateDecision>;
   /** Called when a document is refused for its budget (the metrics' count of 429s). */
   onRefusal?(): void;
+  /** Called before a mutation runs, with its HTTP request (read replicas: the caller's reads wait for it). */
+  writing?(req: Request): Promise<void>;
 }
 
 export const DEFAULT_MUTATION_BUDGET: MutationBudget = { maxRootMutations: DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS };
@@ -65,12 +67,14 @@ export function mutationBudgetPlugin(schema: GraphQLSchema, budget: MutationBudg
     async requestDidStart() {
       let fields = 0;
       return {
-        async didResolveOperation({ request, document, operation }) {
+        async didResolveOperation({ request, document, operation, contextValue }) {
           if (operation?.operation !== OperationTypeNode.MUTATION) return;
           fields = rootFieldCount(schema, document, operation, request.variables);
           if (fields > budget.maxRootMutations) {
             throw new LimitRefusal(`the document has ${fields} root mutation fields, more than the limit of ${budget.maxRootMutations}`);
           }
+          const req = requests.get(contextValue.ctx);
+          if (budget.writing && req) await budget.writing(req);
         },
         // Runs only when every plugin's checks passed, so a document refused otherwise is charged once.
         async responseForOperation({ contextValue, response }) {

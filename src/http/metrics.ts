@@ -15,6 +15,8 @@ export interface MetricSources {
   jobs: () => Promise<JobCounts>;
   /** Data-lake records written and given up on since the process started. */
   lakeWrites: () => { written: number; failed: number };
+  /** Hot reads by where they went (`primary`, `replica-0` ...): only with read replicas. */
+  readTargets?: () => Record<string, number>;
 }
 
 type HttpLabel = 'method' | 'route' | 'status';
@@ -75,6 +77,7 @@ export class Metrics {
     this.poolGauges(sources.pools);
     this.jobGauge(sources.jobs);
     this.lakeCounter(sources.lakeWrites);
+    if (sources.readTargets) this.readCounter(sources.readTargets);
   }
 
   /**
@@ -149,6 +152,19 @@ export class Metrics {
         writes.reset();
         writes.inc({ result: 'written' }, counts.written);
         writes.inc({ result: 'failed' }, counts.failed);
+      },
+    });
+  }
+
+  private readCounter(read: NonNullable<MetricSources['readTargets']>): void {
+    const reads: Counter<'target'> = new Counter<'target'>({
+      name: 'database_reads_total',
+      help: 'Hot reads (items, pages, counts, nested levels) by where they went: the primary or a replica (replica-0 ...)',
+      labelNames: ['target'],
+      registers: [this.registry],
+      collect: () => {
+        reads.reset();
+        for (const [target, count] of Object.entries(read())) reads.inc({ target }, count);
       },
     });
   }

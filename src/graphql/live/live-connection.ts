@@ -51,6 +51,8 @@ function readAs<T>(ctx: RequestContext, change: RowChange): Promise<T | undefine
   let read = reads.get(key) as Promise<T | undefined> | undefined;
   if (!read) {
     const service = ctx.services.forEntity(ENTITY_CLASSES[change.entity])!;
+    // The change was just committed on the primary; a replica may not have replayed it yet.
+    ctx.readsLatest = true;
     read = (change.op === 'delete' ? service.getOnRecord(ctx, change.id) : service.get(ctx, change.id)).then(
       (row) => row as T,
       (error: unknown) => {
