@@ -175,7 +175,8 @@ async function startPostmaster(postgres: string, databaseDir: string, port: numb
   const output = collect(child);
   await new Promise<void>((ready, fail) => {
     const watch = () => {
-      if (output().includes('database system is ready to accept connections')) {
+      // A standby (a cluster with standby.signal) accepts read-only connections.
+      if (/database system is ready to accept (read-only )?connections/.test(output())) {
         child.stderr!.off('data', watch);
         ready();
       }
