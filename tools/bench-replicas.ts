@@ -11,6 +11,7 @@ import { appOptions, createApp } from '../src/app';
 import { bootstrapAdministrator } from '../src/auth/bootstrap';
 import { loadConfig } from '../src/config/config';
 import { openDatabase } from '../src/database/orm';
+import { lsnOf } from '../src/database/write-positions';
 import { generateApiKey } from '../src/modules/access/api-keys';
 import { startReplicatedDatabase } from './bench/streaming-replicas';
 import { exitWhenDone } from './bench/scratch-server';
@@ -55,10 +56,7 @@ async function caughtUp(primaryUrl: string, replicaUrls: string[]): Promise<void
   const target = await position(primaryUrl, 'select pg_current_wal_lsn()::text as lsn');
   for (const url of replicaUrls) {
     for (;;) {
-      const [wanted, replayed] = [target, await position(url, 'select pg_last_wal_replay_lsn()::text as lsn')].map((lsn) => {
-        const [high, low] = lsn.split('/');
-        return (BigInt(`0x${high}`) << 32n) + BigInt(`0x${low}`);
-      });
+      const [wanted, replayed] = [target, await position(url, 'select pg_last_wal_replay_lsn()::text as lsn')].map(lsnOf);
       if (replayed >= wanted) break;
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
