@@ -26,6 +26,7 @@ import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
 import { ListStatements, sqlOf } from './list-statements';
+import type { Knex } from '@mikro-orm/postgresql';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import {
@@ -40,8 +41,9 @@ import {
 } from './item-statement';
 import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
-import { assertPublicPaths, hidesExistence, rowSeenBy, rowsSeenBy } from './user-projection';
+import { assertPublicPaths, hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
 import { afterLast, keyColumn, keyColumns, keyOrder, type SortKey } from './keyset';
+import { jsonValue, memberName, nameText, objectText, writableAsJson, type JsonPage, type JsonRow, type PageSummaryField } from './json-pages';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -161,6 +163,109 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       if (row.id !== null) result.items.push(rowSeenBy(ctx, this.resource, row as unknown as T));
     }
     return pages;
+  }
+
+  /**
+   * A page with the nested pages of its rows, written by the database as one JSON text in one
+   * statement: each level is the list the caller would get (same filter, order, paging and visibility),
+   * its count and its limited rows correlated to their parent row, so Node neither reads rows nor
+   * writes their JSON. Undefined when the caller may not read the rows as stored (a member reading
+   * other users sees a projection), for the caller to answer the usual way.
+   */
+  async pageAsJson(ctx: RequestContext, shape: JsonPage): Promise<string | undefined> {
+    if (!this.answersAsStored(ctx, shape)) return undefined;
+    if (shape.params.parentId !== undefined) await this.assertParent(ctx, shape.params.parentId);
+    const written = await this.lists.remember(ctx, 'json', shape, async () => {
+      const { select } = await this.jsonPage(ctx, shape, 0);
+      return { statements: [sqlOf(ctx.em.getKnex().raw('select (?) as "json"', [select]))], paging: { page: 0, pageSize: 0 }, sort: [] };
+    });
+    const [row] = await this.lists.run(ctx, written.statements[0], undefined, true);
+    return row.json as string;
+  }
+
+  /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */
+  private answersAsStored(ctx: RequestContext, shape: JsonPage): boolean {
+    if (!readsStoredFields(ctx, this.resource)) return false;
+    return shape.entries.every(
+      (entry) =>
+        !('content' in entry) ||
+        entry.content.entries.every((e) => !('children' in e) || ctx.services.resource(e.children.path).answersAsStored(ctx, e.children.page)),
+    );
+  }
+
+  /**
+   * One level's page object as a SELECT of its JSON text; `parent` is the alias of the parent level's
+   * rows, whose id the rows name in `foreignKey`. Aliases carry the depth, so that a level reads only
+   * its own rows and its parent's. (The statement is wrapped: a Raw is thenable, and awaiting it would run it.)
+   */
+  private async jsonPage(ctx: RequestContext, shape: JsonPage, depth: number, parent?: { foreignKey: string; alias: string }): Promise<{ select: Knex.Raw }> {
+    const plan = await this.plan(ctx, shape.params);
+    const { page, pageSize } = plan.paging;
+    const where = () => (parent ? and(plan.where(), { [parent.foreignKey]: sql.ref(`${parent.alias}.id`) }) : plan.where());
+    const rows = `__row${depth}`;
+    const counted = `__count${depth}`;
+    const offset = page * pageSize;
+    const total = `"${counted}"."count"`;
+    const totalPages = `ceil(${total}::numeric / ${pageSize})::int`;
+    // As summarizePage (page.ts) has them, from the count of the same snapshot.
+    const summary: Record<PageSummaryField, string> = {
+      totalElements: `${total}::text`,
+      totalPages: `${totalPages}::text`,
+      number: `'${page}'`,
+      size: `'${pageSize}'`,
+      numberOfElements: `least(greatest(${total} - ${offset}, 0), ${pageSize})::text`,
+      first: `'${page === 0}'`,
+      last: `(${page} >= ${totalPages} - 1)::text`,
+    };
+    const members: [string, string][] = [];
+    const bindings: Knex.RawBinding[] = [];
+    let needsCount = false;
+    for (const entry of shape.entries) {
+      if ('summary' in entry) {
+        members.push([memberName(entry.key), summary[entry.summary]]);
+        needsCount ||= summary[entry.summary].includes(total);
+      } else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
+      else {
+        const content = await this.jsonContent(ctx, entry.content, depth, rows);
+        const columns = ['id', ...entry.content.entries.flatMap((e) => ('field' in e ? [e.field] : []))];
+        const paged = ctx.em
+          .createQueryBuilder(this.entity, `e${depth}`)
+          .select(this.lists.selection(ctx, `e${depth}`, [...new Set(columns)]) as never)
+          .where(where())
+          .orderBy(plan.orderBy as never)
+          .limit(pageSize, offset);
+        // The rows are aggregated in the order the limited subquery gives them.
+        members.push([memberName(entry.key), `coalesce((select '[' || string_agg(${content.sql}, ',') || ']' from (?) as "${rows}"), '[]')`]);
+        bindings.push(...content.bindings, paged.getKnexQuery());
+      }
+    }
+    const object = objectText(members);
+    const knex = ctx.em.getKnex();
+    if (!needsCount) return { select: knex.raw(`select ${object}`, bindings) };
+    const count = ctx.em.createQueryBuilder(this.entity, `c${depth}`).count().where(where()).getKnexQuery();
+    return { select: knex.raw(`select ${object} from (?) as "${counted}"`, [...bindings, count]) };
+  }
+
+  /** A row of a page as the SQL text of its JSON object: its columns and its children's pages. */
+  private async jsonContent(ctx: RequestContext, row: JsonRow, depth: number, alias: string): Promise<{ sql: string; bindings: Knex.Raw[] }> {
+    const members: [string, string][] = [];
+    const bindings: Knex.Raw[] = [];
+    for (const entry of row.entries) {
+      if ('field' in entry) members.push([memberName(entry.key), jsonValue(this.fieldNamed(entry.field), alias)]);
+      else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
+      else {
+        const child = ctx.services.resource(entry.children.path);
+        members.push([memberName(entry.key), '(?)']);
+        bindings.push((await child.jsonPage(ctx, entry.children.page, depth + 1, { foreignKey: entry.children.foreignKey, alias })).select);
+      }
+    }
+    return { sql: objectText(members), bindings };
+  }
+
+  private fieldNamed(name: string): FieldMeta {
+    const field = this.resource.fields.find((f) => f.name === name);
+    if (!field || !writableAsJson(field)) throw new Error(`${this.resource.name}.${name} is not a stored field`);
+    return field;
   }
 
   /** The visible, live rows among `ids` (used by the per-request loaders). */

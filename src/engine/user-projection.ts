@@ -99,6 +99,11 @@ export function rowsSeenBy<T extends object>(ctx: RequestContext, resource: Reso
   return rows.map((row) => embeddingSeenBy(ctx, row, relations));
 }
 
+/** Whether the caller reads the stored fields of `resource` unprojected (references aside, which embed users). */
+export function readsStoredFields(ctx: RequestContext, resource: Resource): boolean {
+  return viewerOf(ctx) !== 'member' || resource.entity !== PlatformUser;
+}
+
 export function rowSeenBy<T extends object>(ctx: RequestContext, resource: Resource, row: T): T {
   return rowsSeenBy(ctx, resource, [row])[0];
 }

@@ -1,7 +1,9 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, printSchema, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, Kind, printSchema, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { BoundedMap } from '../engine/bounded-map';
+import type { GraphqlContext } from './context';
+import type { SqlAnswers } from './sql-answers';
 
 /** Compiled operations kept, by document and operation name; clients send few distinct documents. */
 const MAX_COMPILED = 1_000;
@@ -12,7 +14,7 @@ const MAX_COMPILED = 1_000;
  * still parses, validates (depth rule, cost limit) and formats; it takes a custom executor only in the
  * shape of a gateway, so that is the shape given here.
  */
-export function jitGateway(schema: GraphQLSchema): GatewayInterface {
+export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): GatewayInterface {
   const compiled = new BoundedMap<string, CompiledQuery>(MAX_COMPILED);
   const executor: GatewayExecutor = async (requestContext) => {
     // Mutations stay with graphql-js: graphql-jit turns an input field whose variable was not sent into
@@ -28,6 +30,13 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
         contextValue: requestContext.context,
       });
     }
+    const answered = await sqlAnswers?.answer(
+      requestContext.operation,
+      fragmentsOf(requestContext.document),
+      requestContext.request.variables,
+      requestContext.context as GraphqlContext,
+    );
+    if (answered) return answered;
     // As the client named it: an unknown name compiles to graphql's own error, which Apollo answers with 400.
     const operationName = requestContext.request.operationName ?? undefined;
     const key = `${operationName ?? ''}\u0000${requestContext.queryHash}`;
@@ -52,6 +61,20 @@ export function jitGateway(schema: GraphQLSchema): GatewayInterface {
     load: async () => ({ executor }),
     stop: async () => undefined,
   };
+}
+
+const fragmentsByDocument = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
+
+/** The fragments of a document by name (documents are parsed once and kept by Apollo). */
+function fragmentsOf(document: DocumentNode): Record<string, FragmentDefinitionNode> {
+  let fragments = fragmentsByDocument.get(document);
+  if (!fragments) {
+    fragments = Object.fromEntries(
+      document.definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]),
+    );
+    fragmentsByDocument.set(document, fragments);
+  }
+  return fragments;
 }
 
 /**

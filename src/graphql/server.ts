@@ -13,6 +13,7 @@ import { costLimitPlugin, depthRule } from './limits';
 import { DEFAULT_MUTATION_BUDGET, graphqlContextOf, mutationBudgetPlugin, type MutationBudget } from './mutation-budget';
 import { CSRF_REQUEST_HEADERS, graphqlOverHttpPlugin } from './over-http';
 import { buildGraphqlSchema } from './schema';
+import { SqlAnswers, stringifyAnswer } from './sql-answers';
 import { subscriptionsOverWebSocket } from './subscription-resolver';
 
 /** The /graphql endpoint: Apollo over the registered resources, with the request's context; `budget` counts mutations. */
@@ -22,7 +23,7 @@ export async function graphqlHandler(
 ): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
-    gateway: jitGateway(schema),
+    gateway: jitGateway(schema, new SqlAnswers(schema, resources)),
     formatError: formatGraphqlError,
     introspection: true,
     // A GET carrying credentials in a header was preflighted by any browser: no CSRF (see over-http.ts).
@@ -32,7 +33,7 @@ export async function graphqlHandler(
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     // Compact JSON: the default indents every answer, which makes large ones a third bigger and slower.
-    stringifyResult: (result) => JSON.stringify(result),
+    stringifyResult: (result) => stringifyAnswer(result),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
     plugins: [

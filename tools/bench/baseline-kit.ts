@@ -255,46 +255,6 @@ export async function total(rows: unknown[], number: number, size: number, count
   return Number((await count())[0].count);
 }
 
-/** One parent's page of children in the nested read: its count and its first rows. */
-export interface ChildPage {
-  total: number;
-  rows: Row[];
-}
-
-/**
- * Groups the rows of a nested level's statement (one row per child, `__parent` and `__total` beside its
- * columns, a parent without children once with null columns) into each parent's page.
- */
-export function childPagesOf(parentIds: string[], rows: Row[]): Map<string, ChildPage> {
-  const pages = new Map(parentIds.map((id) => [id, { total: 0, rows: [] as Row[] }]));
-  for (const { __parent, __total, ...columns } of rows) {
-    const entry = pages.get(__parent as string)!;
-    entry.total = Number(__total);
-    if (columns.id !== null) entry.rows.push(columns);
-  }
-  return pages;
-}
-
-/** The nested GraphQL answer (organizations → projects → tasks) as the server shapes it; `createdOn` reads a task's creation time. */
-export function nestedAnswer(
-  organizations: { total: number; rows: Row[] },
-  projects: Map<string, ChildPage>,
-  tasks: Map<string, ChildPage>,
-  createdOn: (task: Row) => Date,
-): Row {
-  const graphPage = (totalElements: number, content: unknown[]) => ({ totalElements, content });
-  const taskJson = (t: Row) => ({ id: t.id, title: t.title, priority: t.priority, createdOn: createdOn(t).toISOString() });
-  const projectJson = (p: Row) => {
-    const its = tasks.get(p.id as string)!;
-    return { id: p.id, name: p.name, slug: p.slug, tasks: graphPage(its.total, its.rows.map(taskJson)) };
-  };
-  const organizationJson = (o: Row) => {
-    const own = projects.get(o.id as string)!;
-    return { id: o.id, name: o.name, slug: o.slug, projects: graphPage(own.total, own.rows.map(projectJson)) };
-  };
-  return { data: { organizations: graphPage(organizations.total, organizations.rows.map(organizationJson)) } };
-}
-
 export const INT32_MAX = 2147483647;
 
 /** The checked fields of a task PUT: the title and the priority, when given. */

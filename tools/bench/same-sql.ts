@@ -4,12 +4,10 @@ import {
   authenticator,
   baselineApp,
   callerOf,
-  childPagesOf,
   column,
   findCaller,
   HttpError,
   missing,
-  nestedAnswer,
   ORGANIZATION,
   page,
   pageParams,
@@ -24,7 +22,6 @@ import {
   taskChanges,
   total,
   type Caller,
-  type ChildPage,
   type Row,
 } from './baseline-kit';
 import { NESTED_QUERY } from './cases';
@@ -146,61 +143,53 @@ async function embeddedOrganizations(caller: Caller, projects: Row[]): Promise<M
 }
 
 /**
- * The nested GraphQL read: the organizations page (and its count when the page is full), then one
- * prepared statement per level for every parent at once, each joined laterally to its count and page.
+ * The nested GraphQL read: one statement in which the database writes the answer's JSON, level by
+ * level (each page's rows limited, then each row's own page and count correlated to it), sent on as text.
  */
 app.post('/graphql', async (req: Request, res: Response) => {
   if (req.body?.query !== NESTED_QUERY) throw new HttpError(400, 'Bad Request', 'this baseline answers the benchmark query only');
   const caller = callerOf(res);
-  const tenant = (alias: string, first: number) =>
-    caller.admin ? { where: [], values: [] } : { where: [`${alias}."id" in ${inList(first, caller.organizations.length)}`], values: caller.organizations };
-  const paged = tenant('"e0"', 1);
-  const organizations = await sql(
-    pool,
-    `select "e0"."id" as "id", "e0"."name" as "name", "e0"."slug" as "slug" from "organization" as "e0" where ${[...paged.where, `"e0"."archived" = $${paged.values.length + 1}`].join(' and ')} order by "e0"."created_on" asc, "e0"."id" asc limit $${paged.values.length + 2}`,
-    [...paged.values, false, 10],
+  const values: unknown[] = [];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  /** The caller's rows of a level at depth `d`: the tenancy condition (members), the liveness conditions, the parent row. */
+  const where = (alias: string, d: number, tenantColumn: string, live: string[], parentColumn?: string) =>
+    [
+      ...(caller.admin ? [] : [`"${alias}"."${tenantColumn}" in (${caller.organizations.map(param).join(', ')})`]),
+      ...live.map((column) => `"${alias}"."${column}" = ${param(false)}`),
+      ...(parentColumn ? [`"${alias}"."${parentColumn}" = "__row${d - 1}"."id"`] : []),
+    ].join(' and ');
+  /** A compact JSON object as SQL text concatenation, members `[name, SQL of the value's JSON text]`. */
+  const object = (members: [string, string][]) => `${members.map(([name, value], i) => `'${i === 0 ? '{' : ','}"${name}":' || ${value}`).join(' || ')} || '}'`;
+  const text = (d: number, field: string) => [field, `coalesce(to_json("__row${d}"."${field}")::text, 'null')`] as [string, string];
+  const level = (d: number, table: string, tenantColumn: string, live: string[], parentColumn: string | undefined, fields: string[], row: () => string) => {
+    const content =
+      `coalesce((select '[' || string_agg(${row()}, ',') || ']' from ((select ${listOf(`"e${d}"`, fields)} from "${table}" as "e${d}" ` +
+      `where ${where(`e${d}`, d, tenantColumn, live, parentColumn)} order by "e${d}"."created_on" asc, "e${d}"."id" asc limit ${param(10)})) as "__row${d}"), '[]')`;
+    const count = `(select count(*) as "count" from "${table}" as "c${d}" where ${where(`c${d}`, d, tenantColumn, live, parentColumn)})`;
+    return `select ${object([
+      ['totalElements', `"__count${d}"."count"::text`],
+      ['content', content],
+    ])} from (${count}) as "__count${d}"`;
+  };
+  const tasks = () =>
+    level(2, 'task', 'tenant_id', ['deleted', 'parent_hidden'], 'project_id', ['id', 'title', 'priority', 'createdOn'], () =>
+      object([
+        text(2, 'id'),
+        text(2, 'title'),
+        ['priority', `coalesce("__row2"."priority"::text, 'null')`],
+        ['createdOn', `coalesce('"' || to_char("__row2"."createdOn" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`],
+      ]),
+    );
+  const projects = () =>
+    level(1, 'project', 'organization_id', ['deleted', 'parent_hidden'], 'organization_id', ['id', 'name', 'slug'], () =>
+      object([text(1, 'id'), text(1, 'name'), text(1, 'slug'), ['tasks', `(${tasks()})`]]),
+    );
+  const organizations = level(0, 'organization', 'id', ['archived'], undefined, ['id', 'name', 'slug'], () =>
+    object([text(0, 'id'), text(0, 'name'), text(0, 'slug'), ['projects', `(${projects()})`]]),
   );
-  const counted = tenant('"c0"', 1);
-  const organizationTotal = await total(organizations, 0, 10, () =>
-    sql(
-      pool,
-      `select count(*) as "count" from "organization" as "c0" where ${[...counted.where, `"c0"."archived" = $${counted.values.length + 1}`].join(' and ')}`,
-      [...counted.values, false],
-    ),
-  );
-  const projects = await childPages(caller, 'project', 'organization_id', 'organization_id', ['id', 'name', 'slug'], organizations);
-  const tasks = await childPages(
-    caller,
-    'task',
-    'tenant_id',
-    'project_id',
-    ['id', 'createdOn', 'title', 'priority'],
-    [...projects.values()].flatMap((p) => p.rows),
-  );
-  res.json(nestedAnswer({ total: organizationTotal, rows: organizations }, projects, tasks, (t) => t.createdOn as Date));
+  const [row] = await sql(pool, `select (${organizations}) as "json"`, values);
+  res.type('application/json').send(`{"data":{"organizations":${row.json as string}}}`);
 });
-
-/** One level of the nested read: for every parent its count and its first 10 children, as the server writes it. */
-async function childPages(
-  caller: Caller,
-  table: string,
-  tenantColumn: string,
-  parentColumn: string,
-  fields: string[],
-  parents: Row[],
-): Promise<Map<string, ChildPage>> {
-  const parentIds = parents.map((p) => p.id as string);
-  const counted = listWhere('"c0"', tenantColumn, caller, 2);
-  const paged = listWhere('"e0"', tenantColumn, caller, 2 + counted.values.length);
-  const limit = 2 + counted.values.length + paged.values.length;
-  const text =
-    `select parent.id as "__parent", counted.count as "__total", paged.* from unnest($1::uuid[]) as parent(id) ` +
-    `cross join lateral (select count(*) as "count" from "${table}" as "c0" where ${counted.where.join(' and ')} and "c0"."${parentColumn}" = "parent"."id") as counted ` +
-    `left join lateral (select ${listOf('"e0"', fields)} from "${table}" as "e0" where ${paged.where.join(' and ')} and "e0"."${parentColumn}" = "parent"."id" ` +
-    `order by "e0"."created_on" asc, "e0"."id" asc limit $${limit}) as paged on true`;
-  const rows = await sql(pool, text, [`{${parentIds.join(',')}}`, ...counted.values, ...paged.values, 10]);
-  return childPagesOf(parentIds, rows);
-}
 
 /**
  * PUT: one `update … returning` of the sent fields (sorted, then the time of update and the next

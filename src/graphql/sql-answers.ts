@@ -1,0 +1,224 @@
+import {
+  getArgumentValues,
+  getNamedType,
+  getVariableValues,
+  isObjectType,
+  Kind,
+  type ExecutionResult,
+  type FormattedExecutionResult,
+  type FieldNode,
+  type GraphQLField,
+  type GraphQLOutputType,
+  type FragmentDefinitionNode,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
+import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry, type PageSummaryField } from '../engine/json-pages';
+import type { Resource } from '../model/resource';
+import type { GraphqlContext } from './context';
+import type { ListArgs } from './types';
+
+/** A root field's answer as the database wrote it: the response carries the text as it is (see `stringifyAnswer`). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+const SUMMARY_FIELDS = new Set<string>(['totalElements', 'totalPages', 'number', 'size', 'numberOfElements', 'first', 'last']);
+
+interface Collection {
+  child: Resource;
+  foreignKey: string;
+}
+
+/** What a query may name: the list fields of the resources and the to-many relations of each. */
+interface Catalogue {
+  lists: Map<string, Resource>;
+  collections: Map<Resource, Map<string, Collection>>;
+}
+
+function catalogueOf(resources: readonly Resource[]): Catalogue {
+  const collections = new Map<Resource, Map<string, Collection>>(resources.map((r) => [r, new Map()]));
+  for (const child of resources) {
+    for (const field of child.fields) {
+      const inverse = field.reference?.inverse;
+      if (!inverse) continue;
+      const parent = resources.find((r) => r.entity === field.reference!.target());
+      if (parent) collections.get(parent)!.set(inverse, { child, foreignKey: field.name });
+    }
+  }
+  return { lists: new Map(resources.map((r) => [r.listName, r])), collections };
+}
+
+/** Thrown while reading a document that the database cannot answer alone; the resolvers answer it. */
+class NotInSql extends Error {}
+
+/**
+ * Answers a query whose every root field is a list of stored fields and nested lists (pages of
+ * to-many relations, at any depth) with one statement per root field, in which the database writes
+ * the JSON of the answer: Node neither reads the rows nor serializes them. Anything else (references,
+ * operations, directives, a caller who sees a projection of a row) is answered by the resolvers:
+ * undefined. The levels are the lists the resolvers would read, so the answer is the same.
+ */
+export class SqlAnswers {
+  private readonly catalogue: Catalogue;
+
+  constructor(
+    private readonly schema: GraphQLSchema,
+    resources: readonly Resource[],
+  ) {
+    this.catalogue = catalogueOf(resources);
+  }
+
+  async answer(
+    operation: OperationDefinitionNode,
+    fragments: Record<string, FragmentDefinitionNode>,
+    variableValues: Record<string, unknown> | undefined,
+    context: GraphqlContext,
+  ): Promise<ExecutionResult | undefined> {
+    if (operation.operation !== 'query') return undefined;
+    const coerced = getVariableValues(this.schema, operation.variableDefinitions ?? [], variableValues ?? {});
+    if (coerced.errors) return undefined;
+    let roots: RootAnswer[];
+    const reading = new DocumentReading(this.schema, this.catalogue, fragments, coerced.coerced);
+    try {
+      roots = reading.roots(operation.selectionSet);
+    } catch (error) {
+      if (error instanceof NotInSql) return undefined;
+      throw error;
+    }
+    const data: Record<string, unknown> = {};
+    const { ctx } = context;
+    for (const root of roots) {
+      if ('literal' in root) {
+        data[root.key] = root.literal;
+        continue;
+      }
+      // A refusal (a bad filter, a parent not the caller's) is the resolvers' to word, with its path.
+      const text = await ctx.services
+        .resource(root.path)
+        .pageAsJson(ctx, root.page)
+        .catch(() => undefined);
+      if (text === undefined) return undefined;
+      data[root.key] = new JsonText(text);
+    }
+    return { data };
+  }
+}
+
+/** One document read against the schema with its variables: the pages its root fields ask for. */
+class DocumentReading {
+  constructor(
+    private readonly schema: GraphQLSchema,
+    private readonly catalogue: Catalogue,
+    private readonly fragments: Record<string, FragmentDefinitionNode>,
+    private readonly variables: Record<string, unknown>,
+  ) {}
+
+  roots(selectionSet: SelectionSetNode): RootAnswer[] {
+    const query = this.schema.getQueryType()!;
+    return this.fields(selectionSet, query).map((node) => {
+      const key = responseKey(node);
+      if (node.name.value === '__typename') return { key, literal: query.name };
+      const resource = this.catalogue.lists.get(node.name.value);
+      const definition = query.getFields()[node.name.value];
+      if (!resource || !definition) throw new NotInSql();
+      const args = this.argumentsOf(definition, node);
+      const parentId = resource.parent ? (args[resource.parent.field] as string | undefined) : undefined;
+      return { key, path: resource.path, page: this.page(node, resource, definition.type, args, parentId) };
+    });
+  }
+
+  private page(node: FieldNode, resource: Resource, type: GraphQLOutputType, args: Record<string, unknown>, parentId?: string): JsonPage {
+    const pageType = objectType(type);
+    const entries: JsonPageEntry[] = this.fields(node.selectionSet, pageType).map((field) => {
+      const key = responseKey(field);
+      const name = field.name.value;
+      if (name === '__typename') return { key, literal: pageType.name };
+      if (SUMMARY_FIELDS.has(name)) return { key, summary: name as PageSummaryField };
+      if (name !== 'content') throw new NotInSql();
+      return { key, content: this.row(field, resource, objectType(pageType.getFields().content.type)) };
+    });
+    const { page, pageSize, filter, query, sort } = args as ListArgs;
+    return { params: { page, pageSize, filter, query, sort, ...(parentId === undefined ? {} : { parentId }) }, entries };
+  }
+
+  private row(node: FieldNode, resource: Resource, type: GraphQLObjectType): JsonRow {
+    const entries: JsonRowEntry[] = this.fields(node.selectionSet, type).map((field) => {
+      const key = responseKey(field);
+      const name = field.name.value;
+      if (name === '__typename') return { key, literal: type.name };
+      const stored = resource.fields.find((f) => f.name === name);
+      if (stored && writableAsJson(stored)) return { key, field: name };
+      const collection = this.catalogue.collections.get(resource)?.get(name);
+      const definition = type.getFields()[name];
+      if (!collection || !definition) throw new NotInSql();
+      const page = this.page(field, collection.child, definition.type, this.argumentsOf(definition, field));
+      return { key, children: { path: collection.child.path, foreignKey: collection.foreignKey, page } };
+    });
+    return { entries };
+  }
+
+  /** The fields of a selection on `type`, fragments spread; a directive, a fragment on another type or a key asked twice is not read here. */
+  private fields(selectionSet: SelectionSetNode | undefined, type: GraphQLObjectType): FieldNode[] {
+    if (!selectionSet) throw new NotInSql();
+    const fields: FieldNode[] = [];
+    const keys = new Set<string>();
+    const collect = (set: SelectionSetNode, depth: number) => {
+      if (depth > MAX_FRAGMENT_DEPTH) throw new NotInSql();
+      for (const selection of set.selections) {
+        if (selection.directives?.length) throw new NotInSql();
+        if (selection.kind === Kind.FIELD) {
+          const key = responseKey(selection);
+          if (keys.has(key)) throw new NotInSql();
+          keys.add(key);
+          fields.push(selection);
+          continue;
+        }
+        const fragment = selection.kind === Kind.INLINE_FRAGMENT ? selection : this.fragments[selection.name.value];
+        if (!fragment || (fragment.typeCondition && fragment.typeCondition.name.value !== type.name)) throw new NotInSql();
+        collect(fragment.selectionSet, depth + 1);
+      }
+    };
+    collect(selectionSet, 0);
+    return fields;
+  }
+
+  private argumentsOf(definition: GraphQLField<unknown, unknown>, node: FieldNode): Record<string, unknown> {
+    try {
+      return getArgumentValues(definition, node, this.variables);
+    } catch {
+      // graphql's own error, worded by the resolvers' run.
+      throw new NotInSql();
+    }
+  }
+}
+
+type RootAnswer = { key: string; path: string; page: JsonPage } | { key: string; literal: string };
+
+/** Fragments spread in fragments: validation refuses cycles; this bounds the walk anyway. */
+const MAX_FRAGMENT_DEPTH = 10;
+
+const responseKey = (node: FieldNode) => node.alias?.value ?? node.name.value;
+
+function objectType(type: GraphQLOutputType): GraphQLObjectType {
+  const named = getNamedType(type);
+  if (!isObjectType(named)) throw new NotInSql();
+  return named;
+}
+
+/** The response as JSON, each root field the database answered spliced in as the text it wrote. */
+export function stringifyAnswer(result: FormattedExecutionResult): string {
+  const data = result.data;
+  if (!data || !Object.values(data).some((value) => value instanceof JsonText)) return JSON.stringify(result);
+  const members = Object.entries(result as Record<string, unknown>)
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => `${JSON.stringify(name)}:${name === 'data' ? dataText(data) : JSON.stringify(value)}`);
+  return `{${members.join(',')}}`;
+}
+
+function dataText(data: Record<string, unknown>): string {
+  const members = Object.entries(data).map(([key, value]) => `${JSON.stringify(key)}:${value instanceof JsonText ? value.text : JSON.stringify(value)}`);
+  return `{${members.join(',')}}`;
+}
