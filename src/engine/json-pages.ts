@@ -20,9 +20,22 @@ export interface JsonRow {
   entries: JsonRowEntry[];
 }
 
-/** A stored field, a fixed text (a type name), or the page of a to-many relation (the child resource's rows naming the row in `foreignKey`). */
+/**
+ * A stored field, a fixed text (a type name), the page of a to-many relation (the child resource's
+ * rows naming the row in `foreignKey`), or the row a reference names (the row's `foreignKey` holds its
+ * id; null when absent or not the caller's to see).
+ */
 export type JsonRowEntry =
-  { key: string; field: string } | { key: string; literal: string } | { key: string; children: { path: string; foreignKey: string; page: JsonPage } };
+  | { key: string; field: string }
+  | { key: string; literal: string }
+  | { key: string; children: { path: string; foreignKey: string; page: JsonPage } }
+  | { key: string; reference: { path: string; foreignKey: string; row: JsonRow } };
+
+/** The columns a row's entries read: its id, its fields, the foreign keys of its references. */
+export function columnsOf(row: JsonRow): string[] {
+  const columns = row.entries.flatMap((e) => ('field' in e ? [e.field] : 'reference' in e ? [e.reference.foreignKey] : []));
+  return [...new Set(['id', ...columns])];
+}
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 

@@ -43,7 +43,7 @@ import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
 import { afterLast, keyColumn, keyColumns, keyOrder, type SortKey } from './keyset';
-import { jsonValue, memberName, nameText, objectText, writableAsJson, type JsonPage, type JsonRow, type PageSummaryField } from './json-pages';
+import { columnsOf, jsonValue, memberName, nameText, objectText, writableAsJson, type JsonPage, type JsonRow, type PageSummaryField } from './json-pages';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -185,12 +185,16 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */
   private answersAsStored(ctx: RequestContext, shape: JsonPage): boolean {
+    return shape.entries.every((entry) => !('content' in entry) || this.rowAnswersAsStored(ctx, entry.content));
+  }
+
+  private rowAnswersAsStored(ctx: RequestContext, row: JsonRow): boolean {
     if (!readsStoredFields(ctx, this.resource)) return false;
-    return shape.entries.every(
-      (entry) =>
-        !('content' in entry) ||
-        entry.content.entries.every((e) => !('children' in e) || ctx.services.resource(e.children.path).answersAsStored(ctx, e.children.page)),
-    );
+    return row.entries.every((e) => {
+      if ('children' in e) return ctx.services.resource(e.children.path).answersAsStored(ctx, e.children.page);
+      if ('reference' in e) return ctx.services.resource(e.reference.path).rowAnswersAsStored(ctx, e.reference.row);
+      return true;
+    });
   }
 
   /**
@@ -227,10 +231,9 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       } else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
       else {
         const content = await this.jsonContent(ctx, entry.content, depth, rows);
-        const columns = ['id', ...entry.content.entries.flatMap((e) => ('field' in e ? [e.field] : []))];
         const paged = ctx.em
           .createQueryBuilder(this.entity, `e${depth}`)
-          .select(this.lists.selection(ctx, `e${depth}`, [...new Set(columns)]) as never)
+          .select(this.lists.selection(ctx, `e${depth}`, columnsOf(entry.content)) as never)
           .where(where())
           .orderBy(plan.orderBy as never)
           .limit(pageSize, offset);
@@ -253,13 +256,34 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     for (const entry of row.entries) {
       if ('field' in entry) members.push([memberName(entry.key), jsonValue(this.fieldNamed(entry.field), alias)]);
       else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
-      else {
+      else if ('children' in entry) {
         const child = ctx.services.resource(entry.children.path);
         members.push([memberName(entry.key), '(?)']);
         bindings.push((await child.jsonPage(ctx, entry.children.page, depth + 1, { foreignKey: entry.children.foreignKey, alias })).select);
+      } else {
+        const target = ctx.services.resource(entry.reference.path);
+        members.push([memberName(entry.key), `coalesce((?), 'null')`]);
+        bindings.push((await target.jsonReferenced(ctx, entry.reference.row, depth + 1, `"${alias}"."${entry.reference.foreignKey}"`)).select);
       }
     }
     return { sql: objectText(members), bindings };
+  }
+
+  /**
+   * The row a reference names (`id`, the SQL of the referring column) as a SELECT of its JSON text,
+   * among the rows the caller may see as the list would show them: no row when it is not theirs, as a
+   * reference read by id answers null.
+   */
+  private async jsonReferenced(ctx: RequestContext, row: JsonRow, depth: number, id: string): Promise<{ select: Knex.Raw }> {
+    const plan = await this.plan(ctx, {});
+    const alias = `__row${depth}`;
+    const content = await this.jsonContent(ctx, row, depth, alias);
+    const one = ctx.em
+      .createQueryBuilder(this.entity, `e${depth}`)
+      .select(this.lists.selection(ctx, `e${depth}`, columnsOf(row)) as never)
+      .where(and(plan.where(), { id: raw(id) }))
+      .limit(1);
+    return { select: ctx.em.getKnex().raw(`select ${content.sql} from (?) as "${alias}"`, [...content.bindings, one.getKnexQuery()]) };
   }
 
   private fieldNamed(name: string): FieldMeta {

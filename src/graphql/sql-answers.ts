@@ -32,32 +32,41 @@ interface Collection {
   foreignKey: string;
 }
 
-/** What a query may name: the list fields of the resources and the to-many relations of each. */
+/** A to-one relation: the resource it names and the field holding the id. */
+interface Reference {
+  target: Resource;
+  foreignKey: string;
+}
+
+/** What a query may name: the list fields of the resources, the to-many and to-one relations of each. */
 interface Catalogue {
   lists: Map<string, Resource>;
   collections: Map<Resource, Map<string, Collection>>;
+  references: Map<Resource, Map<string, Reference>>;
 }
 
 function catalogueOf(resources: readonly Resource[]): Catalogue {
   const collections = new Map<Resource, Map<string, Collection>>(resources.map((r) => [r, new Map()]));
+  const references = new Map<Resource, Map<string, Reference>>(resources.map((r) => [r, new Map()]));
   for (const child of resources) {
     for (const field of child.fields) {
-      const inverse = field.reference?.inverse;
-      if (!inverse) continue;
-      const parent = resources.find((r) => r.entity === field.reference!.target());
-      if (parent) collections.get(parent)!.set(inverse, { child, foreignKey: field.name });
+      if (!field.reference) continue;
+      const target = resources.find((r) => r.entity === field.reference!.target());
+      if (!target) continue;
+      references.get(child)!.set(field.reference.relation, { target, foreignKey: field.name });
+      if (field.reference.inverse) collections.get(target)!.set(field.reference.inverse, { child, foreignKey: field.name });
     }
   }
-  return { lists: new Map(resources.map((r) => [r.listName, r])), collections };
+  return { lists: new Map(resources.map((r) => [r.listName, r])), collections, references };
 }
 
 /** Thrown while reading a document that the database cannot answer alone; the resolvers answer it. */
 class NotInSql extends Error {}
 
 /**
- * Answers a query whose every root field is a list of stored fields and nested lists (pages of
- * to-many relations, at any depth) with one statement per root field, in which the database writes
- * the JSON of the answer: Node neither reads the rows nor serializes them. Anything else (references,
+ * Answers a query whose every root field is a list of stored fields, references and nested lists
+ * (pages of to-many relations), at any depth, with one statement per root field, in which the database
+ * writes the JSON of the answer: Node neither reads the rows nor serializes them. Anything else (items,
  * operations, directives, a caller who sees a projection of a row) is answered by the resolvers:
  * undefined. The levels are the lists the resolvers would read, so the answer is the same.
  */
@@ -151,8 +160,13 @@ class DocumentReading {
       if (name === '__typename') return { key, literal: type.name };
       const stored = resource.fields.find((f) => f.name === name);
       if (stored && writableAsJson(stored)) return { key, field: name };
-      const collection = this.catalogue.collections.get(resource)?.get(name);
       const definition = type.getFields()[name];
+      const reference = this.catalogue.references.get(resource)?.get(name);
+      if (reference && definition) {
+        const row = this.row(field, reference.target, objectType(definition.type));
+        return { key, reference: { path: reference.target.path, foreignKey: reference.foreignKey, row } };
+      }
+      const collection = this.catalogue.collections.get(resource)?.get(name);
       if (!collection || !definition) throw new NotInSql();
       const page = this.page(field, collection.child, definition.type, this.argumentsOf(definition, field));
       return { key, children: { path: collection.child.path, foreignKey: collection.foreignKey, page } };
