@@ -123,7 +123,7 @@ describe('nested reads answered by the database in one statement', () => {
     expect(project.tasks.content[0].project.name).toBe(project.name);
   });
 
-  it('leaves to the resolvers what it does not answer: items, directives, users read by a member', async () => {
+  it('leaves to the resolvers what it does not answer: directives, users read by a member', async () => {
     const owner = await bothWays(
       `query($filter: String!) { organizations(filter: $filter) { content { projects { content { name owner { id firstName bio } } } } } }`,
       member,
@@ -134,10 +134,25 @@ describe('nested reads answered by the database in one statement', () => {
     const users = await bothWays(`{ organizations(pageSize: 1) { totalElements } users(pageSize: 100) { content { id firstName bio } } }`, member);
     expect(users.statements).toBeGreaterThan(1);
     expect(users.inSql).toEqual(users.resolved);
-    const organizationId = (await rest(member, 'GET', `/api/organizations?filter=${encodeURIComponent(byPrefix(memberPrefix))}`, 200)).content[0].id;
-    const item = await measured(`query($id: ID!) { organization(id: $id) { name projects { totalElements } } }`, { id: organizationId }, member.key);
-    expect(item.statements).toBeGreaterThan(1);
-    expect(item.data.organization.projects.totalElements).toBe(1);
+  });
+
+  it('answers an item with its references and pages in one statement; the resolvers answer one the caller may not read', async () => {
+    const [own] = (await rest(member, 'GET', `/api/organizations?filter=${encodeURIComponent(byPrefix(memberPrefix))}`, 200)).content;
+    const [other] = (await rest(null, 'GET', `/api/organizations?filter=${encodeURIComponent(`name=='${prefix}-a'`)}`, 200)).content;
+    const query = `query($id: ID!) { organization(id: $id) { name projects { totalElements content { name organization { slug } tasks(sort: "title:desc") { content { title dueDate } } } } } }`;
+    const byResolversItem = (q: string) => q.replace('organization(id: $id)', 'organization(id: $id) @include(if: true)');
+    const mine = await measured(query, { id: own.id }, member.key);
+    expect(mine.statements).toBe(1);
+    expect(mine.data).toEqual((await measured(byResolversItem(query), { id: own.id }, member.key)).data);
+    expect(mine.data.organization.projects.content[0].organization.slug).toBe(own.slug);
+    for (const id of [other.id, '00000000-0000-4000-8000-000000000000', 'not-a-uuid']) {
+      const answer = await server.graphql(query, { id }, member.key);
+      const resolved = await server.graphql(byResolversItem(query), { id }, member.key);
+      expect(answer.status, answer.text).toBe(resolved.status);
+      expect(answer.body).toEqual(resolved.body);
+    }
+    expect((await server.graphql(query, { id: other.id }, member.key)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await server.graphql(query, { id: '00000000-0000-4000-8000-000000000000' }, member.key)).body.data).toEqual({ organization: null });
   });
 
   it('refuses bad arguments as the resolvers word them (400, the field named)', async () => {

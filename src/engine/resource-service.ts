@@ -183,6 +183,25 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return row.json as string;
   }
 
+  /**
+   * One row by id with its references and nested pages, written by the database as one JSON text as
+   * `pageAsJson` writes a page's rows. Undefined when the row is not one the caller's lists show (absent,
+   * deleted, not theirs) or when they may not read it as stored: the caller answers that the usual way,
+   * which tells null from a refusal.
+   */
+  async itemAsJson(ctx: RequestContext, id: string, row: JsonRow): Promise<string | undefined> {
+    if (!isUuid(id) || !this.rowAnswersAsStored(ctx, row)) return undefined;
+    const written = await this.lists.remember(ctx, 'json-item', row, async () => {
+      const { select } = await this.jsonReferenced(ctx, row, 0, '"__item"."id"');
+      // The id is the first value bound: each request binds its own.
+      const statement = ctx.em.getKnex().raw('with "__item"("id") as (select ?::uuid) select (?) as "json" from "__item"', [id, select]);
+      return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
+    });
+    const [statement] = written.statements;
+    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ...statement.bindings.slice(1)], true);
+    return (answer.json as string | null) ?? undefined;
+  }
+
   /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */
   private answersAsStored(ctx: RequestContext, shape: JsonPage): boolean {
     return shape.entries.every((entry) => !('content' in entry) || this.rowAnswersAsStored(ctx, entry.content));

@@ -16,6 +16,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry, type PageSummaryField } from '../engine/json-pages';
+import { ApiError } from '../errors/api-error';
+import { logger } from '../logging/logger';
 import type { Resource } from '../model/resource';
 import type { GraphqlContext } from './context';
 import type { ListArgs } from './types';
@@ -41,6 +43,7 @@ interface Reference {
 /** What a query may name: the list fields of the resources, the to-many and to-one relations of each. */
 interface Catalogue {
   lists: Map<string, Resource>;
+  items: Map<string, Resource>;
   collections: Map<Resource, Map<string, Collection>>;
   references: Map<Resource, Map<string, Reference>>;
 }
@@ -57,18 +60,20 @@ function catalogueOf(resources: readonly Resource[]): Catalogue {
       if (field.reference.inverse) collections.get(target)!.set(field.reference.inverse, { child, foreignKey: field.name });
     }
   }
-  return { lists: new Map(resources.map((r) => [r.listName, r])), collections, references };
+  const byName = (name: (r: Resource) => string) => new Map(resources.map((r) => [name(r), r]));
+  return { lists: byName((r) => r.listName), items: byName((r) => r.itemName), collections, references };
 }
 
 /** Thrown while reading a document that the database cannot answer alone; the resolvers answer it. */
 class NotInSql extends Error {}
 
 /**
- * Answers a query whose every root field is a list of stored fields, references and nested lists
- * (pages of to-many relations), at any depth, with one statement per root field, in which the database
- * writes the JSON of the answer: Node neither reads the rows nor serializes them. Anything else (items,
- * operations, directives, a caller who sees a projection of a row) is answered by the resolvers:
- * undefined. The levels are the lists the resolvers would read, so the answer is the same.
+ * Answers a query whose every root field is a list or an item, of stored fields, references and nested
+ * lists (pages of to-many relations) at any depth, with one statement per root field, in which the
+ * database writes the JSON of the answer: Node neither reads the rows nor serializes them. Anything
+ * else (operations, directives, a caller who sees a projection of a row, an item the lists do not show
+ * the caller) is answered by the resolvers: undefined. The levels are the lists the resolvers would
+ * read, so the answer is the same.
  */
 export class SqlAnswers {
   private readonly catalogue: Catalogue;
@@ -104,11 +109,15 @@ export class SqlAnswers {
         data[root.key] = root.literal;
         continue;
       }
-      // A refusal (a bad filter, a parent not the caller's) is the resolvers' to word, with its path.
-      const text = await ctx.services
-        .resource(root.path)
-        .pageAsJson(ctx, root.page)
-        .catch(() => undefined);
+      // A refusal (a bad filter, a parent not the caller's) is the resolvers' to word, with its path; so
+      // is a failure of the statement, which they meet again and report as every resolver does.
+      const service = ctx.services.resource(root.path);
+      const text = await ('page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row)).catch(
+        (error: unknown) => {
+          if (!(error instanceof ApiError)) logger.warn({ err: error }, 'a GraphQL read written as one statement failed; the resolvers answer it');
+          return undefined;
+        },
+      );
       if (text === undefined) return undefined;
       data[root.key] = new JsonText(text);
     }
@@ -130,8 +139,14 @@ class DocumentReading {
     return this.fields(selectionSet, query).map((node) => {
       const key = responseKey(node);
       if (node.name.value === '__typename') return { key, literal: query.name };
-      const resource = this.catalogue.lists.get(node.name.value);
       const definition = query.getFields()[node.name.value];
+      const item = this.catalogue.items.get(node.name.value);
+      if (item && definition) {
+        const { id } = this.argumentsOf(definition, node);
+        if (typeof id !== 'string') throw new NotInSql();
+        return { key, path: item.path, item: { id, row: this.row(node, item, objectType(definition.type)) } };
+      }
+      const resource = this.catalogue.lists.get(node.name.value);
       if (!resource || !definition) throw new NotInSql();
       const args = this.argumentsOf(definition, node);
       const parentId = resource.parent ? (args[resource.parent.field] as string | undefined) : undefined;
@@ -209,7 +224,8 @@ class DocumentReading {
   }
 }
 
-type RootAnswer = { key: string; path: string; page: JsonPage } | { key: string; literal: string };
+type RootAnswer =
+  { key: string; path: string; page: JsonPage } | { key: string; path: string; item: { id: string; row: JsonRow } } | { key: string; literal: string };
 
 /** Fragments spread in fragments: validation refuses cycles; this bounds the walk anyway. */
 const MAX_FRAGMENT_DEPTH = 10;
