@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 
 const q = encodeURIComponent;
 const EXECUTION_STATUSES = ['PENDING', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
@@ -238,7 +238,7 @@ describe('assistants, data forms, executions and step executions', () => {
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: project.id }, member.key);
+      const run = await resolvedLevels(selection, { id: project.id }, member.key);
       counts.push(run.statements);
       deepest = run.data;
     }
@@ -254,7 +254,7 @@ describe('assistants, data forms, executions and step executions', () => {
     const executionLevels = [`execution(id: $id) { id status }`, `execution(id: $id) { id status steps(sort: "name:asc") { content { id name status } } }`];
     const executionCounts: number[] = [];
     for (const selection of executionLevels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: execution.id }, member.key);
+      const run = await resolvedLevels(selection, { id: execution.id }, member.key);
       executionCounts.push(run.statements);
       deepest = run.data;
     }

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 
 const q = (filter: string) => encodeURIComponent(filter);
 
@@ -267,7 +267,7 @@ describe('events, channels, messages, data objects, linked deltas, applied knowl
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: project.id }, member.key);
+      const run = await resolvedLevels(selection, { id: project.id }, member.key);
       counts.push(run.statements);
       deepest = run.data;
     }

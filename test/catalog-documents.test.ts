@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 
 const q = (filter: string) => encodeURIComponent(filter);
 
@@ -325,7 +325,7 @@ describe('document stores, data stores, document families and content objects as
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: org.id }, member.key);
+      const run = await resolvedLevels(selection, { id: org.id }, member.key);
       counts.push(run.statements);
       deepest = run.data;
     }

@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 
 describe('knowledge sets, items and clauses as a member of an organization', () => {
   let member: Caller;
@@ -172,7 +172,7 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: org.id }, member.key);
+      const run = await resolvedLevels(selection, { id: org.id }, member.key);
       counts.push(run.statements);
       deepest = run.data;
     }

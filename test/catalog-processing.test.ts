@@ -10,7 +10,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 
 const SESSION_STATES = ['ACTIVE', 'COMPLETED', 'FAILED', 'CANCELLED'];
 
@@ -227,7 +227,7 @@ describe('agent runtimes, agents and agent sessions as a member of an organizati
     const counts: number[] = [];
     let deepest: any;
     for (const selection of levels) {
-      const run = await measured(`query($id: ID!) { ${selection} }`, { id: org.id }, member.key);
+      const run = await resolvedLevels(selection, { id: org.id }, member.key);
       counts.push(run.statements);
       deepest = run.data;
     }

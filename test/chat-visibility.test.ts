@@ -14,7 +14,7 @@ import { startServer, unique, type TestServer } from './support/server';
  */
 
 let server: TestServer;
-const { newCaller, rest, measured } = callersOf(() => server);
+const { newCaller, rest, resolvedLevels } = callersOf(() => server);
 const q = encodeURIComponent;
 
 type Who = 'owner' | 'member' | 'admin' | 'outsider';
@@ -277,7 +277,7 @@ describe('statements', () => {
     ];
     for (const who of ['member', 'admin'] as const) {
       const counts: number[] = [];
-      for (const selection of levels) counts.push((await measured(`query($id: ID!) { ${selection} }`, { id: taskId }, callers[who].key)).statements);
+      for (const selection of levels) counts.push((await resolvedLevels(selection, { id: taskId }, callers[who].key)).statements);
       expect(counts[1] - counts[0], `${who}: ${counts}`).toBe(1);
       expect(counts[2] - counts[1], `${who}: ${counts}`).toBe(1);
     }

@@ -173,9 +173,10 @@ class DocumentReading {
       const key = responseKey(field);
       const name = field.name.value;
       if (name === '__typename') return { key, literal: type.name };
-      const stored = resource.fields.find((f) => f.name === name);
-      if (stored && writableAsJson(stored)) return { key, field: name };
       const definition = type.getFields()[name];
+      const stored = resource.fields.find((f) => f.name === name);
+      // A field with a resolver of its own answers something other than its column.
+      if (stored && writableAsJson(stored) && !definition?.resolve) return { key, field: name };
       const reference = this.catalogue.references.get(resource)?.get(name);
       if (reference && definition) {
         const row = this.row(field, reference.target, objectType(definition.type));

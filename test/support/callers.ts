@@ -30,13 +30,27 @@ export function callersOf(server: () => TestServer) {
     },
 
     /** The statements of one GraphQL query as `key`, credentials already cached. */
-    async measured(query: string, variables: Record<string, unknown>, key: string): Promise<{ data: any; statements: number }> {
-      await server().graphqlData('{ me { id } }', undefined, key);
-      let data: any;
-      const recorded = await server().fewestQueries(async () => {
-        data = await server().graphqlData(query, variables, key);
-      });
-      return { data, statements: recorded.length };
+    measured,
+
+    /**
+     * `query($id: ID!) { selection }` as the resolvers answer it, level by level (a directive on the root
+     * field sends a query to them), once checked that the database answers it the same in one statement.
+     */
+    async resolvedLevels(selection: string, variables: Record<string, unknown>, key: string): Promise<{ data: any; statements: number }> {
+      const inSql = await measured(`query($id: ID!) { ${selection} }`, variables, key);
+      const resolved = await measured(`query($id: ID!) { ${selection.replace(/^(\w+\([^)]*\))/, '$1 @include(if: true)')} }`, variables, key);
+      expect(inSql.statements, selection).toBe(1);
+      expect(inSql.data, selection).toEqual(resolved.data);
+      return resolved;
     },
   };
+
+  async function measured(query: string, variables: Record<string, unknown>, key: string): Promise<{ data: any; statements: number }> {
+    await server().graphqlData('{ me { id } }', undefined, key);
+    let data: any;
+    const recorded = await server().fewestQueries(async () => {
+      data = await server().graphqlData(query, variables, key);
+    });
+    return { data, statements: recorded.length };
+  }
 }
