@@ -49,6 +49,7 @@ import { seed, type SeedResult } from './bench/seed';
  *   BENCH_CONNECTIONS      requests in flight at once (20)
  *   BENCH_SECONDS          measured seconds per case and side (5)
  *   BENCH_WARMUP_SECONDS   unmeasured seconds before each (1)
+ *   BENCH_SERVER_LAST      1: measure the server after the baselines in each case (default: before)
  *   BENCH_ONLY             comma-separated case ids, or parts of them, to run (all): see CASE_IDS in bench/cases.ts
  *   BENCH_TIMEOUT_SECONDS  the run is abandoned (and cleaned up) after this long
  *   LOG_LEVEL              the server's log level (warn: no access log)
@@ -76,6 +77,8 @@ const SIZES = {
 const CONNECTIONS = Math.max(1, setting('BENCH_CONNECTIONS', 20));
 const SECONDS = Math.max(1, setting('BENCH_SECONDS', 5));
 const WARMUP_SECONDS = setting('BENCH_WARMUP_SECONDS', 1);
+/** Whether each case measures the server after the baselines instead of before them (the first side may find colder caches). */
+const SERVER_LAST = process.env.BENCH_SERVER_LAST === '1';
 const ONLY = (process.env.BENCH_ONLY ?? '')
   .split(',')
   .map((s) => s.trim().toLowerCase())
@@ -174,7 +177,7 @@ async function main(): Promise<void> {
   const sides: Sides = { serverBase, baselines, keys: { member: seeded.memberKey, small: seeded.smallMemberKey, admin: adminKey } };
 
   console.log(
-    `\n${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per case and side, server first; ` +
+    `\n${CONNECTIONS} connections, ${WARMUP_SECONDS} s warm-up + ${SECONDS} s per case and side, server ${SERVER_LAST ? 'last' : 'first'}; ` +
       `${poolSize} database connections each; ${describeData(seeded)}\n`,
   );
   const results: CaseResult[] = [];
@@ -227,7 +230,8 @@ const headersOf = (key: string) => ({ 'x-api-key': key, 'content-type': 'applica
 async function runCase(benchCase: BenchCase, sides: Sides, observer: PhaseObserver): Promise<CaseResult> {
   const headers = headersOf(sides.keys[benchCase.caller]);
   const sameStatements = await checkAnswers(benchCase, sides, headers);
-  const server = await measure('server', sides.serverBase, headers, benchCase.requests, benchCase.id, async () => queryCounter.total, observer);
+  const measureServer = () => measure('server', sides.serverBase, headers, benchCase.requests, benchCase.id, async () => queryCounter.total, observer);
+  const serverFirst = SERVER_LAST ? undefined : await measureServer();
   const measured: CaseResult['baselines'] = {};
   for (const name of BASELINES) {
     const child = sides.baselines[name];
@@ -237,6 +241,7 @@ async function runCase(benchCase: BenchCase, sides: Sides, observer: PhaseObserv
     // Until its idle connections have closed (baseline-process.ts), so that two baselines never hold theirs at once.
     await new Promise((resolve) => setTimeout(resolve, IDLE_MS + 500));
   }
+  const server = serverFirst ?? (await measureServer());
   const rates = [
     `server ${server.requestsPerSecond.toFixed(0)}`,
     ...BASELINES.filter((b) => measured[b]).map((b) => `${BASELINE_NAMES[b]} ${measured[b]!.requestsPerSecond.toFixed(0)}`),
