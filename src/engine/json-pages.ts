@@ -14,6 +14,9 @@ export interface JsonPage {
 /** The summary values of a page (see page.ts: `summarizePage`). */
 export type PageSummaryField = 'totalElements' | 'totalPages' | 'number' | 'size' | 'numberOfElements' | 'first' | 'last';
 
+/** The summary values that need the page's count; the others follow from its arguments. */
+export const COUNTED_SUMMARY = new Set<PageSummaryField>(['totalElements', 'totalPages', 'numberOfElements', 'last']);
+
 export type JsonPageEntry = { key: string; summary: PageSummaryField } | { key: string; literal: string } | { key: string; content: JsonRow };
 
 export interface JsonRow {
@@ -39,17 +42,17 @@ export function columnsOf(row: JsonRow): string[] {
 
 const NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-/** A member's name as it opens the member in JSON text (`"name":`); only names are accepted (GraphQL keys), so nothing needs escaping. */
-export function memberName(name: string): string {
+/** Only names (GraphQL keys and type names) are written into the statement, so nothing needs escaping. */
+function checkedName(name: string): string {
   if (!NAME.test(name)) throw new Error(`not a name: ${name}`);
-  return `"${name}":`;
+  return name;
 }
 
+/** A member's name as it opens the member in JSON text (`"name":`). */
+export const memberName = (name: string) => `"${checkedName(name)}":`;
+
 /** A fixed name as a JSON string in SQL text (`'"Project"'`). */
-export function nameText(name: string): string {
-  if (!NAME.test(name)) throw new Error(`not a name: ${name}`);
-  return `'"${name}"'`;
-}
+export const nameText = (name: string) => `'"${checkedName(name)}"'`;
 
 /** Members `[memberName, SQL of the value's JSON text]` as the SQL text of one compact JSON object (`{"a":1,"b":"x"}`). */
 export function objectText(members: [string, string][]): string {

@@ -43,7 +43,18 @@ import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
 import { afterLast, keyColumn, keyColumns, keyOrder, type SortKey } from './keyset';
-import { columnsOf, jsonValue, memberName, nameText, objectText, writableAsJson, type JsonPage, type JsonRow, type PageSummaryField } from './json-pages';
+import {
+  columnsOf,
+  COUNTED_SUMMARY,
+  jsonValue,
+  memberName,
+  nameText,
+  objectText,
+  writableAsJson,
+  type JsonPage,
+  type JsonRow,
+  type PageSummaryField,
+} from './json-pages';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -246,14 +257,11 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     for (const entry of shape.entries) {
       if ('summary' in entry) {
         members.push([memberName(entry.key), summary[entry.summary]]);
-        needsCount ||= summary[entry.summary].includes(total);
+        needsCount ||= COUNTED_SUMMARY.has(entry.summary);
       } else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
       else {
         const content = await this.jsonContent(ctx, entry.content, depth, rows);
-        const paged = ctx.em
-          .createQueryBuilder(this.entity, `e${depth}`)
-          .select(this.lists.selection(ctx, `e${depth}`, columnsOf(entry.content)) as never)
-          .where(where())
+        const paged = this.jsonRows(ctx, entry.content, depth, where())
           .orderBy(plan.orderBy as never)
           .limit(pageSize, offset);
         // The rows are aggregated in the order the limited subquery gives them.
@@ -297,12 +305,17 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const plan = await this.plan(ctx, {});
     const alias = `__row${depth}`;
     const content = await this.jsonContent(ctx, row, depth, alias);
-    const one = ctx.em
-      .createQueryBuilder(this.entity, `e${depth}`)
-      .select(this.lists.selection(ctx, `e${depth}`, columnsOf(row)) as never)
-      .where(and(plan.where(), { id: raw(id) }))
-      .limit(1);
+    const one = this.jsonRows(ctx, row, depth, and(plan.where(), { id: raw(id) })).limit(1);
     return { select: ctx.em.getKnex().raw(`select ${content.sql} from (?) as "${alias}"`, [...content.bindings, one.getKnexQuery()]) };
+  }
+
+  /** The rows of one level (alias `e<depth>`) meeting `where`, with the columns `row` reads. */
+  private jsonRows(ctx: RequestContext, row: JsonRow, depth: number, where: Record<string, unknown>) {
+    const alias = `e${depth}`;
+    return ctx.em
+      .createQueryBuilder(this.entity, alias)
+      .select(this.lists.selection(ctx, alias, columnsOf(row)) as never)
+      .where(where);
   }
 
   private fieldNamed(name: string): FieldMeta {
