@@ -53,6 +53,8 @@ import { IDEMPOTENCY_CRONTAB, idempotencyJobs, IdempotencyStore } from './engine
 import { webhookSettings, type WebhookSettings } from './modules/webhooks/settings';
 import { WEBHOOKS_CRONTAB, webhookJobs } from './modules/webhooks/webhook-jobs';
 import { LiveUpdates } from './graphql/live/websocket-server';
+import { boundedJsonAnswers } from './http/answer-size';
+import type { RequestLimits } from './engine/request-budget';
 
 /** Connections of the prepared hot reads, beside the ORM's own pool. */
 const READ_POOL_SIZE = 10;
@@ -90,6 +92,8 @@ export interface AppOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small). */
   exportBatchRows?: number;
+  /** RESPONSE_MAX_BYTES (default 16 MB) and REQUEST_MAX_DB_CONNECTIONS (default 2): what one request may spend. */
+  requestLimits?: Partial<RequestLimits>;
   /**
    * DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: the hot reads of users go to these replicas (see
    * database/read-replicas.ts); read-your-writes is shared through `rateLimits.redisUrl` (REDIS_URL).
@@ -123,6 +127,7 @@ export function appOptions(config: AppConfig): AppOptions {
     webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
     exportMaxRows: config.exportMaxRows,
     readReplicas: config.readReplicas,
+    requestLimits: { responseMaxBytes: config.responseMaxBytes, maxDbConnections: config.requestMaxDbConnections },
   };
 }
 
@@ -176,6 +181,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     webhooks: webhookSettings(options.webhooks),
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
+    requestLimits: options.requestLimits,
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };
@@ -198,12 +204,16 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     const identity = identityOf(req);
     return { key: identity.rateKey, user: identity.context?.user?.id };
   };
-  const graphql = await graphqlHandler(resources, {
-    maxRootMutations: options.graphqlMaxRootMutations ?? DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS,
-    charge: (req, points) => limits.consume(rateSubject(req), points),
-    onRefusal: metrics.rateLimitRefused,
-    ...(replicated ? { writing: (req: Request) => markWriting(replicated, req) } : {}),
-  });
+  const graphql = await graphqlHandler(
+    resources,
+    {
+      maxRootMutations: options.graphqlMaxRootMutations ?? DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS,
+      charge: (req, points) => limits.consume(rateSubject(req), points),
+      onRefusal: metrics.rateLimitRefused,
+      ...(replicated ? { writing: (req: Request) => markWriting(replicated, req) } : {}),
+    },
+    services.requestLimits.responseMaxBytes,
+  );
   const openApi = buildOpenApiDocument(resources);
   const live = new LiveUpdates({
     databaseUrl,
@@ -237,6 +247,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.get('/v3/api-docs', fixedJsonAnswer(openApi));
   // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
   app.use(idempotency(idempotentAnswers));
+  app.use(boundedJsonAnswers);
   // REST under /api: a request walks only the routers of its first path segment (see ApiRoutes).
   const api = new ApiRoutes().add(accountRouter()).add(bridgeProxyRouter()).add(aiGatewayRouter());
   for (const router of operationRoutersBySegment(operations, resources)) api.add(router);

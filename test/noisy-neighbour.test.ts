@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { generateApiKey } from '../src/modules/access/api-keys';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
@@ -11,8 +12,9 @@ import { startServerProcess, until, type ServerProcess } from './support/server-
  * No input of one tenant stalls another. The built server runs as a process of its own (the test's
  * own work never shares its event loop); while a member of one organization sends each hostile input
  * the limits refuse or contain (a long filter, a pathological regular expression, a heavy expression,
- * deep JSON, a 10 MB body, 10,000 aliases), a member of another organization keeps reading: every one
- * of their answers is a 200, and their 99th percentile stays under 250 ms.
+ * deep JSON, a 10 MB body, 10,000 aliases, aliases of pages of large rows, long sorts, patterns and
+ * free text), a member of another organization keeps reading: every one of their answers is a 200,
+ * their 99th percentile stays under 250 ms, and the server's resident memory stays under its ceiling.
  */
 
 type Row = Record<string, any>;
@@ -23,6 +25,8 @@ const dataDir = mkdtempSync(join(tmpdir(), 'platform-noisy-'));
 const adminKey = generateApiKey();
 /** The bound on the neighbour's 99th percentile. */
 const P99_BOUND_MS = 250;
+/** The ceiling of the server's resident memory through the attack (the limits page documents it). */
+const RESIDENT_MEMORY_CEILING = 1024 * 1024 * 1024;
 
 let server: ServerProcess;
 
@@ -69,6 +73,13 @@ const graphql = (key: string, query: string, variables?: Row) => call(key, 'POST
 /** JSON text of an object nested `depth` levels (written as text: JSON.stringify would recurse that deep). */
 function nested(depth: number): string {
   return '{"a":'.repeat(depth) + '"leaf"' + '}'.repeat(depth);
+}
+
+/** The server's resident memory, as its metrics report it. */
+async function residentMemory(): Promise<number> {
+  const metrics = await fetch(`${server.url}/metrics`, { headers: { 'x-api-key': adminKey } });
+  const line = (await metrics.text()).split('\n').find((l) => l.startsWith('process_resident_memory_bytes '));
+  return Number(line!.split(' ')[1]);
 }
 
 function percentile(values: number[], p: number): number {
@@ -122,6 +133,16 @@ describe('a noisy neighbour', () => {
       options: [{ name: 'code', properties: { pattern: '^(a+)+$' } }],
     });
 
+    // A hundred tasks of about 900 KB each: pages of them are far past RESPONSE_MAX_BYTES.
+    for (let i = 0; i < 100; i++) await created(attacker.key, '/api/tasks', { projectId: attacker.project.id, title: `large ${i}` });
+    const database = new pg.Client({ connectionString: withDatabase(serverUrl, databaseName) });
+    await database.connect();
+    await database.query(`update task set description = repeat('large text ', 82000) where project_id = $1`, [attacker.project.id]);
+    await database.end();
+    const largePages = `{ ${Array.from({ length: 60 }, (_, i) => `a${i}: tasks(pageSize: 100) { content { description } }`).join(' ')} }`;
+    const largePagesResolved = largePages.replace(/content \{/g, 'content @include(if: true) {');
+    const longSort = Array.from({ length: 30_000 }, () => 'project.organization.name:asc').join(';');
+
     const longFilter = Array.from({ length: 2_000 }, () => 'priority>1').join(' or ');
     // What fits in a URL (Node refuses request headers past 16 KB with 431 before the application sees them).
     const longUrlFilter = Array.from({ length: 800 }, () => 'priority>1').join(';');
@@ -153,6 +174,12 @@ describe('a noisy neighbour', () => {
         () => call(attacker.key, 'POST', '/api/tasks', undefined, JSON.stringify({ projectId: attacker.project.id, title: 'x'.repeat(10 * 1024 * 1024) })),
       ],
       ['10,000 aliases', () => graphql(attacker.key, aliases)],
+      ['60 pages of large rows', () => graphql(attacker.key, largePages)],
+      ['60 pages of large rows through the resolvers', () => graphql(attacker.key, largePagesResolved)],
+      ['30,000 sort terms', () => graphql(attacker.key, 'query($s: String) { tasks(sort: $s) { content { id } } }', { s: longSort })],
+      ['long free text over large rows', () => graphql(attacker.key, 'query($q: String) { tasks(query: $q) { totalElements } }', { q: 'x'.repeat(12_000) })],
+      ['long =like= over large rows', () => call(attacker.key, 'GET', `/api/tasks?filter=${encodeURIComponent(`description=like='*${'x'.repeat(8_000)}*'`)}`)],
+      ['large rows exported', () => call(attacker.key, 'GET', '/api/tasks?format=ndjson')],
     ];
 
     let attacking = true;
@@ -193,7 +220,18 @@ describe('a noisy neighbour', () => {
       expect(activity.status).toBe('FAILED');
       expect(activity.errorDetails.message).toContain('EXPRESSION_TIMEOUT_MS');
     }
-    expect(refused).toMatchObject({ 'long REST filter': 400, 'pathological pattern': 400, 'heavy expression': 202, 'deep REST body': 400, '10 MB body': 413 });
+    expect(refused).toMatchObject({
+      'long REST filter': 400,
+      'pathological pattern': 400,
+      'heavy expression': 202,
+      'deep REST body': 400,
+      '10 MB body': 413,
+      'long =like= over large rows': 400,
+      'large rows exported': 200,
+    });
+    const resident = await residentMemory();
+    expect(resident, `resident memory ${(resident / 2 ** 20).toFixed(0)} MB`).toBeLessThan(RESIDENT_MEMORY_CEILING);
+    counts.note(`the server's resident memory after the attack: ${(resident / 2 ** 20).toFixed(0)} MB`);
 
     const failed = neighbourAnswers.filter((a) => a.status !== 200 || (a.body as Row)?.errors);
     expect(failed, JSON.stringify(failed.slice(0, 3))).toEqual([]);

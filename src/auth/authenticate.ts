@@ -107,7 +107,9 @@ export class Authenticator {
 
   private context(em: EntityManager, user: PlatformUser, credential: Credential, accessTokenId?: string): RequestContext {
     const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), credential, accessTokenId };
-    return new RequestContext(em, actor, this.services);
+    const context = new RequestContext(em, actor, this.services);
+    context.budget = this.services.requestBudget();
+    return context;
   }
 
   /** The active owner of a live API key (from the access cache, or one statement); a refusal reason otherwise. */

@@ -28,6 +28,14 @@ export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
 /** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
 export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
 
+/** RESPONSE_MAX_BYTES: the largest answer one request may be given (16 MB). */
+export const DEFAULT_RESPONSE_MAX_BYTES = 16 * 1024 * 1024;
+/** REQUEST_MAX_DB_CONNECTIONS: database connections one request may hold at once. */
+export const DEFAULT_REQUEST_MAX_DB_CONNECTIONS = 2;
+
+/** The read pool's size: one request holding more connections than that would only wait for its own. */
+const MAX_REQUEST_DB_CONNECTIONS = 10;
+
 /** More jobs at once than connections a process should hold is a mistake, not a setting. */
 const MAX_WORKER_CONCURRENCY = 64;
 
@@ -78,6 +86,10 @@ export interface AppConfig {
   exportMaxRows: number;
   /** DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: streaming replicas for users' reads; absent, all reads go to the primary. */
   readReplicas?: ReadReplicaSettings;
+  /** RESPONSE_MAX_BYTES: an answer larger than this is refused (REST 400, GraphQL BAD_REQUEST). */
+  responseMaxBytes: number;
+  /** REQUEST_MAX_DB_CONNECTIONS: database connections one request holds at once (GraphQL root fields beyond it wait). */
+  requestMaxDbConnections: number;
 }
 
 /** Rows one CSV or NDJSON export may stream unless EXPORT_MAX_ROWS says otherwise. */
@@ -143,5 +155,7 @@ export function loadConfig(): AppConfig {
     webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
     readReplicas: readReplicaSettings(process.env.DATABASE_REPLICA_URLS, process.env.REPLICA_MAX_LAG_SECONDS),
+    responseMaxBytes: positiveInteger('RESPONSE_MAX_BYTES', DEFAULT_RESPONSE_MAX_BYTES),
+    requestMaxDbConnections: integerBetween('REQUEST_MAX_DB_CONNECTIONS', DEFAULT_REQUEST_MAX_DB_CONNECTIONS, 1, MAX_REQUEST_DB_CONNECTIONS),
   };
 }

@@ -28,14 +28,42 @@ export function isoFromPostgres(text: string): string {
  * reads see their own writes.
  */
 export interface Reads {
-  query<R>(statement: PreparedStatement, values: unknown[], reader?: string): Promise<R[]>;
-  run<R>(text: string, values: unknown[], prepare?: boolean, reader?: string): Promise<R[]>;
+  query<R>(statement: PreparedStatement, values: unknown[], reader?: string, budget?: ReadBudget): Promise<R[]>;
+  run<R>(text: string, values: unknown[], prepare?: boolean, reader?: string, budget?: ReadBudget): Promise<R[]>;
   usage(): PoolUsage;
   close(): Promise<void>;
 }
 
 const types = new pg.TypeOverrides();
 types.setTypeParser(TIMESTAMPTZ, isoFromPostgres);
+
+/**
+ * What a request may spend on its reads (engine/request-budget.ts): a statement runs holding one of the
+ * request's connections, and every value is counted as it is read, so that a refusal stops the reading
+ * of the rows (pg drops the rows after a parser's error and answers the error at the statement's end).
+ */
+export interface ReadBudget {
+  lease<R>(work: () => Promise<R>): Promise<R>;
+  spend(bytes: number): void;
+}
+
+/** The pool's type parsers, each value counted against `budget` before it is parsed. */
+function countedTypes(budget: ReadBudget): pg.CustomTypesConfig {
+  return {
+    getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+      const parse = types.getTypeParser(oid, format) as unknown as (value: string) => unknown;
+      return (value: string) => {
+        budget.spend(value.length);
+        return parse(value);
+      };
+    }) as pg.CustomTypesConfig['getTypeParser'],
+  };
+}
+
+/** Runs `query` within `budget`, when there is one. */
+function withinBudget<R>(budget: ReadBudget | undefined, query: (types?: pg.CustomTypesConfig) => Promise<R>): Promise<R> {
+  return budget ? budget.lease(() => query(countedTypes(budget))) : query();
+}
 
 /**
  * The connections of the hot read statements (one row by id with its embedded references): named
@@ -58,9 +86,9 @@ export class ReadPool implements Reads {
     this.pool.on('error', () => undefined);
   }
 
-  async query<R>(statement: PreparedStatement, values: unknown[]): Promise<R[]> {
+  async query<R>(statement: PreparedStatement, values: unknown[], _reader?: string, budget?: ReadBudget): Promise<R[]> {
     countStatement(statement.text, values, statement.name);
-    const result = await this.pool.query({ name: statement.name, text: statement.text, values });
+    const result = await withinBudget(budget, (types) => this.pool.query({ name: statement.name, text: statement.text, values, types }));
     return result.rows as R[];
   }
 
@@ -73,14 +101,14 @@ export class ReadPool implements Reads {
    * their execution. PostgreSQL still plans the first executions of each for their values, and keeps a
    * generic plan only where it costs no more.
    */
-  async run<R>(text: string, values: unknown[], prepare = false): Promise<R[]> {
+  async run<R>(text: string, values: unknown[], prepare = false, _reader?: string, budget?: ReadBudget): Promise<R[]> {
     let name = prepare ? this.names.get(text) : undefined;
     if (prepare && name === undefined && this.names.size < this.maxNamedTexts) {
       name = `list-${this.names.size}`;
       this.names.set(text, name);
     }
     countStatement(text, values, name);
-    const result = await this.pool.query({ name, text, values });
+    const result = await withinBudget(budget, (types) => this.pool.query({ name, text, values, types }));
     return result.rows as R[];
   }
 

@@ -4,7 +4,7 @@ import type { ReadReplicaSettings } from '../config/read-replicas';
 import { logger } from '../logging/logger';
 import { within } from '../model/deadline';
 import type { PoolUsage } from './pool-usage';
-import { ReadPool, type PreparedStatement, type Reads } from './read-pool';
+import { ReadPool, type PreparedStatement, type ReadBudget, type Reads } from './read-pool';
 import { lsnOf, WritePositions, type Lsn, type RequiredPosition } from './write-positions';
 
 /** How often the primary's log position and each replica's replay position are read. */
@@ -151,12 +151,12 @@ export class ReplicatedReads implements Reads {
     await this.pollOnce();
   }
 
-  query<R>(statement: PreparedStatement, values: unknown[], reader?: string): Promise<R[]> {
-    return this.read(reader, (pool) => pool.query<R>(statement, values));
+  query<R>(statement: PreparedStatement, values: unknown[], reader?: string, budget?: ReadBudget): Promise<R[]> {
+    return this.read(reader, (pool) => pool.query<R>(statement, values, reader, budget));
   }
 
-  run<R>(text: string, values: unknown[], prepare = false, reader?: string): Promise<R[]> {
-    return this.read(reader, (pool) => pool.run<R>(text, values, prepare));
+  run<R>(text: string, values: unknown[], prepare = false, reader?: string, budget?: ReadBudget): Promise<R[]> {
+    return this.read(reader, (pool) => pool.run<R>(text, values, prepare, reader, budget));
   }
 
   /** The primary's flushed log position now: it covers every write committed so far. */

@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertRows, type RowInsert } from '../database/row-writes';
 import type { PlatformUser } from '../entities/platform-user';
 import { Loaders } from './loaders';
+import { RequestBudget } from './request-budget';
 import type { Services } from './services';
 import type { Memberships } from './tenancy';
 
@@ -32,6 +33,8 @@ export class RequestContext {
   memberships?: Promise<Memberships>;
   /** Set while an activity's steps write (see modules/workflow/activity-runner.ts). */
   cause?: ActivityCause;
+  /** What the request may still spend (see request-budget.ts): bounded for API requests, not for the server's own work. */
+  budget = RequestBudget.unlimited();
 
   constructor(
     readonly em: EntityManager,
@@ -77,6 +80,7 @@ export class RequestContext {
   actingAs(actor: Actor): RequestContext {
     const other = new RequestContext(this.em, actor, this.services);
     other.cause = this.cause;
+    other.budget = this.budget;
     // What it defers belongs to this context's transaction: it runs when (and only if) that commits.
     other.committed = this.committed;
     return other;
@@ -94,6 +98,7 @@ export class RequestContext {
         inner = new RequestContext(em as EntityManager, this.actor, this.services);
         inner.memberships = this.memberships;
         inner.cause = this.cause;
+        inner.budget = this.budget;
         return work(inner);
       });
     } catch (error) {
@@ -123,6 +128,7 @@ export class RequestContext {
     const inner = new RequestContext(this.em, this.actor, this.services);
     inner.memberships = this.memberships;
     inner.cause = this.cause;
+    inner.budget = this.budget;
     inner.pendingInserts = [];
     const result = await work(inner);
     if (inner.pendingInserts.length) await insertRows(this.em, inner.pendingInserts);

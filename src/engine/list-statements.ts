@@ -64,7 +64,7 @@ export class ListStatements {
    */
   async run(ctx: RequestContext, statement: WrittenSql, values = statement.bindings, prepare = false): Promise<Row[]> {
     const reads = ctx.services.reads;
-    if (reads && !ctx.em.isInTransaction()) return reads.run<Row>(statement.text, values, prepare, ctx.reader);
+    if (reads && !ctx.em.isInTransaction()) return reads.run<Row>(statement.text, values, prepare, ctx.reader, ctx.budget);
     const rows = await ctx.em.getConnection().execute<Row[]>(statement.ormText, values, 'all', ctx.em.getTransactionContext());
     const times = this.resource.fields.filter((f) => f.kind === 'dateTime').map((f) => f.name);
     for (const row of rows) for (const name of times) if (typeof row[name] === 'string') row[name] = isoFromPostgres(row[name] as string);

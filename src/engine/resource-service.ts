@@ -188,10 +188,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (shape.params.parentId !== undefined) await this.assertParent(ctx, shape.params.parentId);
     const written = await this.lists.remember(ctx, 'json', shape, async () => {
       const { select } = await this.jsonPage(ctx, shape, 0);
-      return { statements: [sqlOf(ctx.em.getKnex().raw('select (?) as "json"', [select]))], paging: { page: 0, pageSize: 0 }, sort: [] };
+      // The bytes left to the request's answer are the first value bound: each request binds its own.
+      const statement = ctx.em.getKnex().raw(`select ${BOUNDED_JSON} from (select (?) as "json" offset 0) "j"`, [0, select]);
+      return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
     });
-    const [row] = await this.lists.run(ctx, written.statements[0], undefined, true);
-    return row.json as string;
+    const [statement] = written.statements;
+    const [row] = await this.lists.run(ctx, statement, [ctx.budget.bytesLeft, ...statement.bindings.slice(1)], true);
+    return jsonWithinBudget(ctx, row);
   }
 
   /**
@@ -205,12 +208,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const written = await this.lists.remember(ctx, 'json-item', row, async () => {
       const { select } = await this.jsonReferenced(ctx, row, 0, '"__item"."id"');
       // The id is the first value bound: each request binds its own.
-      const statement = ctx.em.getKnex().raw('with "__item"("id") as (select ?::uuid) select (?) as "json" from "__item"', [id, select]);
+      const statement = ctx.em
+        .getKnex()
+        .raw(`with "__item"("id") as (select ?::uuid) select ${BOUNDED_JSON} from (select (?) as "json" from "__item" offset 0) "j"`, [id, 0, select]);
       return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
     });
     const [statement] = written.statements;
-    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ...statement.bindings.slice(1)], true);
-    return (answer.json as string | null) ?? undefined;
+    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
+    return jsonWithinBudget(ctx, answer) ?? undefined;
   }
 
   /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */
@@ -340,7 +345,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const reads = ctx.services.reads;
     if (!reads || ctx.em.isInTransaction()) return undefined;
     const statement = this.itemStatement(ctx, shape);
-    return reads.query<Row>(statement, await this.itemValues(ctx, statement, id), ctx.reader);
+    return reads.query<Row>(statement, await this.itemValues(ctx, statement, id), ctx.reader, ctx.budget);
   }
 
   itemStatement(ctx: RequestContext, shape: ItemShape, action?: WriteAction): ItemStatement {
@@ -760,6 +765,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   async exportRows(ctx: RequestContext, params: ListParams): Promise<{ total: number; batches: AsyncGenerator<T[]> }> {
     const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
+    // An export streams its rows rather than answering them: RESPONSE_MAX_BYTES does not bound it.
+    ctx.budget = ctx.budget.streaming();
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
     const plan = await this.plan(ctx, params);
     const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
@@ -1074,4 +1081,17 @@ function sameValue(current: unknown, next: unknown): boolean {
   if (current instanceof Date && next instanceof Date) return current.getTime() === next.getTime();
   if (current === undefined) return next === null || next === undefined;
   return isDeepStrictEqual(current, next);
+}
+
+/**
+ * The JSON text of a one-statement answer, returned only when it fits in the bytes left to the answer
+ * (bound as a value): a text too large stays in the database, and its size alone refuses the request.
+ * The subquery is kept apart (`offset 0`) so that the text is written once.
+ */
+const BOUNDED_JSON = `case when octet_length("j"."json") <= ?::bigint then "j"."json" end as "json", octet_length("j"."json") as "bytes"`;
+
+function jsonWithinBudget(ctx: RequestContext, row: Record<string, unknown> | undefined): string | undefined {
+  const json = row?.json as string | null | undefined;
+  if (json == null && row?.bytes != null) ctx.budget.spend(Number(row.bytes));
+  return json ?? undefined;
 }

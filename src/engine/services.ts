@@ -6,6 +6,7 @@ import type { Reads } from '../database/read-pool';
 import { AccessCache } from './access-cache';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
+import { DEFAULT_REQUEST_LIMITS, RequestBudget, type RequestLimits } from './request-budget';
 import { ResourceService } from './resource-service';
 
 /**
@@ -24,6 +25,8 @@ export interface EngineOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small to cross many batches). */
   exportBatchRows?: number;
+  /** RESPONSE_MAX_BYTES and REQUEST_MAX_DB_CONNECTIONS: what one API request may spend. */
+  requestLimits?: Partial<RequestLimits>;
 }
 
 /** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
@@ -54,16 +57,20 @@ export class Services {
   /** Rows an export reads per statement. */
   readonly exportBatchRows: number;
 
+  /** What one API request may spend (see request-budget.ts). */
+  readonly requestLimits: RequestLimits;
+
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, ...dependencies } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
+    this.requestLimits = { ...DEFAULT_REQUEST_LIMITS, ...requestLimits };
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {
@@ -76,6 +83,11 @@ export class Services {
       this.byPath.set(resource.path, service);
       this.byEntity.set(resource.entity, service);
     }
+  }
+
+  /** A new API request's budget. */
+  requestBudget(): RequestBudget {
+    return new RequestBudget(this.requestLimits);
   }
 
   resource(path: string): ResourceService {

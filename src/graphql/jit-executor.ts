@@ -1,7 +1,8 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, Kind, printSchema, type DocumentNode, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
+import { execute, GraphQLError, Kind, printSchema, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { BoundedMap } from '../engine/bounded-map';
+import { budgetRefusal } from './answer-budget';
 import type { GraphqlContext } from './context';
 import type { SqlAnswers } from './sql-answers';
 
@@ -30,12 +31,15 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
         contextValue: requestContext.context,
       });
     }
-    const answered = await sqlAnswers?.answer(
-      requestContext.operation,
-      fragmentsOf(requestContext.document),
-      requestContext.request.variables,
-      requestContext.context as GraphqlContext,
-    );
+    const context = requestContext.context as GraphqlContext;
+    let answered: ExecutionResult | undefined;
+    try {
+      answered = await sqlAnswers?.answer(requestContext.operation, fragmentsOf(requestContext.document), requestContext.request.variables, context);
+    } catch (error) {
+      const refusal = budgetRefusal(context);
+      if (refusal) return refusal;
+      throw error;
+    }
     if (answered) return answered;
     // As the client named it: an unknown name compiles to graphql's own error, which Apollo answers with 400.
     const operationName = requestContext.request.operationName ?? undefined;
@@ -48,6 +52,8 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
       compiled.set(key, query);
     }
     const result = await query.query(undefined, requestContext.context, requestContext.request.variables ?? {});
+    const refusal = budgetRefusal(context);
+    if (refusal) return refusal;
     if (!result.errors) return result;
     // Without data the variables did not coerce: BAD_USER_INPUT, as Apollo marks graphql-js's own.
     const coercion = result.data === undefined;

@@ -1,10 +1,12 @@
 import type { ApolloServerPlugin } from '@apollo/server';
 import {
+  getNamedType,
   getVariableValues,
   GraphQLError,
   Kind,
   type DocumentNode,
   type FragmentDefinitionNode,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionNode,
@@ -14,6 +16,7 @@ import {
 } from 'graphql';
 import { getComplexity, simpleEstimator, type ComplexityEstimator } from 'graphql-query-complexity';
 import { logger } from '../logging/logger';
+import { defaultPageSize } from '../query/paging';
 import type { GraphqlContext } from './context';
 import { LimitRefusal } from './errors';
 
@@ -21,15 +24,24 @@ import { LimitRefusal } from './errors';
 export const MAX_QUERY_DEPTH = 12;
 /** Largest estimated cost accepted: each field costs 1, a page multiplies what it selects by its pageSize. */
 export const MAX_QUERY_COST = 25_000;
-/** pageSize a list takes when its query names none (the general listing default). */
-const DEFAULT_PAGE_SIZE = 10;
-
-/** A list field (it takes `pageSize`) costs its selection once per row it may return. */
+/**
+ * A list field (it takes `pageSize`) costs its selection once per row it may return: without a
+ * pageSize, its listing's default (its page type says which).
+ */
 const pageEstimator: ComplexityEstimator = ({ field, args, childComplexity }) => {
   if (!field.args.some((a) => a.name === 'pageSize')) return undefined;
-  const pageSize = typeof args.pageSize === 'number' ? args.pageSize : DEFAULT_PAGE_SIZE;
+  const pageSize = typeof args.pageSize === 'number' ? args.pageSize : defaultPageSizeOf(field.type);
   return 1 + childComplexity * Math.max(1, pageSize);
 };
+
+/** The default page size a page type declares (types.ts); the largest listing default where none is declared. */
+function defaultPageSizeOf(type: GraphQLOutputType): number {
+  const declared = getNamedType(type).extensions?.defaultPageSize;
+  return typeof declared === 'number' ? declared : LARGEST_DEFAULT_PAGE_SIZE;
+}
+
+/** The largest default page size of any listing: an undeclared list is never counted as smaller than it may be. */
+const LARGEST_DEFAULT_PAGE_SIZE = Math.max(defaultPageSize('zero-based'), defaultPageSize('one-based'));
 
 /**
  * Refuses an operation whose fields nest more than MAX_QUERY_DEPTH levels below its root fields

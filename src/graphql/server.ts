@@ -14,12 +14,18 @@ import { DEFAULT_MUTATION_BUDGET, graphqlContextOf, mutationBudgetPlugin, type M
 import { CSRF_REQUEST_HEADERS, graphqlOverHttpPlugin } from './over-http';
 import { buildGraphqlSchema } from './schema';
 import { SqlAnswers, stringifyAnswer } from './sql-answers';
+import { boundedAnswerText } from './answer-budget';
+import { DEFAULT_RESPONSE_MAX_BYTES } from '../config/config';
 import { subscriptionsOverWebSocket } from './subscription-resolver';
 
-/** The /graphql endpoint: Apollo over the registered resources, with the request's context; `budget` counts mutations. */
+/**
+ * The /graphql endpoint: Apollo over the registered resources, with the request's context; `budget`
+ * counts mutations; no answer is longer than `responseMaxBytes` (RESPONSE_MAX_BYTES).
+ */
 export async function graphqlHandler(
   resources: readonly Resource[],
   budget: MutationBudget = DEFAULT_MUTATION_BUDGET,
+  responseMaxBytes = DEFAULT_RESPONSE_MAX_BYTES,
 ): Promise<{ handler: RequestHandler[]; stop(): Promise<void> }> {
   const schema = buildGraphqlSchema(resources);
   const server = new ApolloServer<GraphqlContext>({
@@ -33,7 +39,7 @@ export async function graphqlHandler(
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     // Compact JSON: the default indents every answer, which makes large ones a third bigger and slower.
-    stringifyResult: (result) => stringifyAnswer(result),
+    stringifyResult: (result) => boundedAnswerText(stringifyAnswer(result), responseMaxBytes),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
     plugins: [

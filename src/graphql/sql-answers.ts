@@ -114,6 +114,8 @@ export class SqlAnswers {
       const service = ctx.services.resource(root.path);
       const text = await ('page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row)).catch(
         (error: unknown) => {
+          // An answer past the request's budget is refused whole (see answer-budget.ts).
+          if (error === ctx.budget.exceeded) throw error;
           if (!(error instanceof ApiError)) logger.warn({ err: error }, 'a GraphQL read written as one statement failed; the resolvers answer it');
           return undefined;
         },

@@ -1,8 +1,9 @@
-import { ArgsType, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import { ArgsType, Extensions, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
 import type { FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { DateTimeScalar, JSONScalar } from '../model/scalars';
 import { isWritable, type WriteMode } from '../engine/input';
+import { defaultPageSize } from '../query/paging';
 
 type ClassType = new () => object;
 
@@ -51,6 +52,8 @@ function namedClass(name: string): ClassType {
 function pageType(resource: Resource): ClassType {
   const Page = namedClass(`${resource.name}Page`);
   ObjectType(`${resource.name}Page`, { description: `One page of ${resource.listName}`, simpleResolvers: true })(Page);
+  // The cost estimate of a list that names no pageSize counts the rows it will answer (see limits.ts).
+  Extensions({ defaultPageSize: defaultPageSize(resource.paging) })(Page);
   const field = (name: string, type: () => unknown) => Field(type as () => typeof Int)(Page.prototype, name);
   field('content', () => [resource.entity]);
   field('totalElements', () => Int);

@@ -45,6 +45,8 @@ interface Resolved {
 export const MAX_FILTER_BYTES = 8192;
 /** Most comparisons a filter may hold. */
 export const MAX_FILTER_COMPARISONS = 200;
+/** Longest `=like=` value accepted, in characters: PostgreSQL cannot cancel a match inside one value, whose cost grows with the pattern. */
+export const MAX_LIKE_CHARACTERS = 256;
 /** Deepest nesting of parentheses a filter may hold (value lists such as `=in=(...)` included). */
 export const MAX_FILTER_NESTING = 32;
 
@@ -268,6 +270,9 @@ function translateComparison(node: ComparisonNode, { field, properties }: Resolv
   if (Array.isArray(raw)) throw BadRequestError.forField('filter', `${operator} takes a single value`);
   if (operator === '=like=') {
     if (field.kind !== 'string') throw BadRequestError.forField('filter', `=like= applies to text fields, not "${node.left.selector}"`);
+    if (raw.length > MAX_LIKE_CHARACTERS) {
+      throw BadRequestError.forField('filter', `the =like= value of "${node.left.selector}" is longer than the limit of ${MAX_LIKE_CHARACTERS} characters`);
+    }
     return nest(properties, { $ilike: likePattern(raw) });
   }
   const mapped = COMPARISONS[operator];

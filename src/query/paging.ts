@@ -19,6 +19,9 @@ const RULES: Record<Paging, PagingRules> = {
   'one-based': { firstPage: 1, defaultSize: 20, maxSize: 1000 },
 };
 
+/** The rows a page of such a listing holds when the request names no pageSize. */
+export const defaultPageSize = (paging: Paging): number => RULES[paging].defaultSize;
+
 export function parsePaging(paging: Paging, page: unknown, pageSize: unknown): PageRequest {
   const rules = RULES[paging];
   const pageNumber = readInteger('page', page, rules.firstPage, rules.firstPage, 2147483647);

@@ -4,6 +4,10 @@ import { BadRequestError } from '../errors/api-error';
 import { unstorableText } from '../model/text';
 import { nest, resolveFieldPath } from './field-path';
 
+/** Most terms a sort may hold, and its longest text (UTF-8 bytes, all `sort` parameters together). */
+export const MAX_SORT_TERMS = 32;
+export const MAX_SORT_BYTES = 1024;
+
 export interface SortTerm {
   path: string;
   direction: 'asc' | 'desc';
@@ -15,6 +19,7 @@ export interface SortTerm {
  */
 export function parseSort(entity: EntityClass<object>, raw: string | string[] | undefined, allowCommaForm: boolean): SortTerm[] {
   const params = (Array.isArray(raw) ? raw : raw === undefined ? [] : [raw]).filter((p) => p.trim() !== '');
+  checkSortBytes(params);
   const terms: SortTerm[] = [];
   for (const param of params) {
     // Refused like filter and query: a term holding such text names no field.
@@ -29,9 +34,20 @@ export function parseSort(entity: EntityClass<object>, raw: string | string[] | 
             .join(':'),
         ]
       : param.split(';');
+    if (terms.length + pieces.length > MAX_SORT_TERMS) throw BadRequestError.forField('sort', `has more than the limit of ${MAX_SORT_TERMS} terms`);
     for (const piece of pieces) terms.push(parseTerm(entity, piece.trim()));
   }
   return terms;
+}
+
+/** Refuses a sort text past MAX_SORT_BYTES before any term is read: each term resolves a field path. */
+function checkSortBytes(params: string[]): void {
+  let bytes = 0;
+  for (const param of params) {
+    // Each UTF-16 unit is at least one byte: the length alone refuses most oversized texts without encoding them.
+    bytes += param.length > MAX_SORT_BYTES ? param.length : Buffer.byteLength(param, 'utf8');
+    if (bytes > MAX_SORT_BYTES) throw BadRequestError.forField('sort', `is longer than the limit of ${MAX_SORT_BYTES} bytes`);
+  }
 }
 
 function parseTerm(entity: EntityClass<object>, term: string): SortTerm {

@@ -4,7 +4,7 @@ import type { MikroORM } from '@mikro-orm/core';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect, inject } from 'vitest';
-import { createApp, type AppOptions } from '../../src/app';
+import { createApp, type App, type AppOptions } from '../../src/app';
 import { jwtSettingsFromEnv } from '../../src/auth/jwt';
 import { generateApiKey } from '../../src/modules/access/api-keys';
 import { bootstrapAdministrator } from '../../src/auth/bootstrap';
@@ -23,6 +23,8 @@ export interface TestServer {
   /** The bootstrap administrator's API key. */
   adminKey: string;
   orm: MikroORM;
+  /** The application's services (its read pool's usage, its settings). */
+  services: App['services'];
   /** A JSON request; `body` is sent as JSON unless it is already a string. */
   request<T = any>(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Answer<T>>;
   /** A GraphQL request as the administrator (or `key`), accepting GRAPHQL_ACCEPT. */
@@ -85,6 +87,7 @@ export async function startServer({
     url,
     adminKey,
     orm,
+    services: app.services,
     request,
     graphql: (query, variables, key) => request('POST', '/graphql', { body: { query, variables }, key }),
     async graphqlData(query, variables, key) {

@@ -1,0 +1,95 @@
+import { BadRequestError } from '../errors/api-error';
+import type { ReadBudget } from '../database/read-pool';
+import { DEFAULT_REQUEST_MAX_DB_CONNECTIONS, DEFAULT_RESPONSE_MAX_BYTES } from '../config/config';
+
+/** What one request may spend: the bytes of its answer and the connections it holds at once. */
+export interface RequestLimits {
+  responseMaxBytes: number;
+  maxDbConnections: number;
+}
+
+export const DEFAULT_REQUEST_LIMITS: RequestLimits = {
+  responseMaxBytes: DEFAULT_RESPONSE_MAX_BYTES,
+  maxDbConnections: DEFAULT_REQUEST_MAX_DB_CONNECTIONS,
+};
+
+/** An answer past RESPONSE_MAX_BYTES: refused whole, REST 400 and GraphQL BAD_REQUEST. */
+export function responseTooLarge(limit: number): BadRequestError {
+  return new BadRequestError(
+    `the answer is larger than RESPONSE_MAX_BYTES (${limit} bytes): ask for fewer rows (pageSize), fewer fields or fewer aliases, or use an export`,
+  );
+}
+
+/**
+ * The one place a request's spending is counted, consulted by every read path of both faces: the bytes
+ * the database hands it (each value as it is read, so an answer too large is refused while it is read,
+ * not after it has filled the memory) and the connections it holds at once (GraphQL root fields beyond
+ * REQUEST_MAX_DB_CONNECTIONS wait their turn). Rows are bounded by paging and time by the statement
+ * timeout, both per statement.
+ */
+export class RequestBudget implements ReadBudget {
+  /** Characters of values read from the database so far (a JSON text the database wrote counts whole). */
+  private bytesRead = 0;
+  private held = 0;
+  private readonly queue: (() => void)[] = [];
+  /** Set once the answer is known to be too large: every later read is refused at once. */
+  private refusal?: BadRequestError;
+
+  constructor(private readonly limits: RequestLimits | undefined) {}
+
+  /** No bound: the server's own work (jobs, start-up) and exports, which stream rather than answer. */
+  static unlimited(): RequestBudget {
+    return new RequestBudget(undefined);
+  }
+
+  /** The same connections bound, without a bound on bytes: for an export, which streams its rows rather than answering them. */
+  streaming(): RequestBudget {
+    return new RequestBudget(this.limits && { ...this.limits, responseMaxBytes: Number.MAX_SAFE_INTEGER });
+  }
+
+  /** Bytes still available to the answer: what a statement that writes its own JSON may return. */
+  get bytesLeft(): number {
+    return this.limits ? Math.max(0, this.limits.responseMaxBytes - this.bytesRead) : Number.MAX_SAFE_INTEGER;
+  }
+
+  /** Counts `bytes` of the answer read from the database; past the limit the request is refused. */
+  spend(bytes: number): void {
+    this.bytesRead += bytes;
+    if (this.limits && this.bytesRead > this.limits.responseMaxBytes) this.refuse();
+  }
+
+  /** Throws when an answer of `length` characters is past the limit (the answer as written, references repeated). */
+  checkAnswer(length: number): void {
+    if (this.limits && length > this.limits.responseMaxBytes) this.refuse();
+  }
+
+  /** Throws the refusal when the answer has already been found too large. */
+  assertWithinBudget(): void {
+    if (this.refusal) throw this.refusal;
+  }
+
+  get exceeded(): BadRequestError | undefined {
+    return this.refusal;
+  }
+
+  /** Runs `work` holding one of the request's connections: beyond the limit, it waits for one to be released. */
+  async lease<R>(work: () => Promise<R>): Promise<R> {
+    this.assertWithinBudget();
+    if (this.limits && this.held >= this.limits.maxDbConnections) await new Promise<void>((resolve) => this.queue.push(resolve));
+    else this.held += 1;
+    try {
+      this.assertWithinBudget();
+      return await work();
+    } finally {
+      // The connection passes to the next waiting read as it is: the count stays.
+      const next = this.queue.shift();
+      if (next) next();
+      else this.held -= 1;
+    }
+  }
+
+  private refuse(): never {
+    this.refusal ??= responseTooLarge(this.limits!.responseMaxBytes);
+    throw this.refusal;
+  }
+}
