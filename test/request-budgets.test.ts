@@ -149,6 +149,13 @@ describe('RESPONSE_MAX_BYTES', () => {
     expect(fewer.tasks.content).toHaveLength(5);
   });
 
+  it('refuses an answer of shared rows before writing it, however far past the limit (600 × 12 × 100 KB)', async () => {
+    const alias = (i: number) => `a${i}: tasks(pageSize: 12, filter: "project.name=='${tag}'") { content @include(if: true) { project { description } } }`;
+    const answer = await server.graphql(`{ ${Array.from({ length: 600 }, (_, i) => alias(i)).join(' ')} }`);
+    expectGraphqlRefused(answer, TOO_LARGE);
+    expect(answer.text.length).toBeLessThan(1000);
+  });
+
   it('leaves the next request its own budget, and exports unbounded by it', async () => {
     expect((await server.request('GET', `/api/tasks?pageSize=12&filter=${encoded(`project.name=='${tag}'`)}`)).status).toBe(400);
     expect((await server.request('GET', `/api/tasks?pageSize=2&filter=${encoded(`project.name=='${tag}'`)}`)).status).toBe(200);

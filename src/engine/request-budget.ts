@@ -63,6 +63,15 @@ export class RequestBudget implements ReadBudget {
     if (this.limits && length > this.limits.responseMaxBytes) this.refuse();
   }
 
+  /**
+   * Throws when `answer` would be written longer than the limit: its texts and names summed, stopping as
+   * soon as they are past it. An answer built from shared objects (one row referenced by many) may be
+   * far larger written out than read, and is refused before it is written.
+   */
+  checkAnswerValue(answer: unknown): void {
+    if (this.limits && writtenLengthExceeds(answer, this.limits.responseMaxBytes)) this.refuse();
+  }
+
   /** Throws the refusal when the answer has already been found too large. */
   assertWithinBudget(): void {
     if (this.refusal) throw this.refusal;
@@ -92,4 +101,25 @@ export class RequestBudget implements ReadBudget {
     this.refusal ??= responseTooLarge(this.limits!.responseMaxBytes);
     throw this.refusal;
   }
+}
+
+/** Whether the JSON text of `value` would be longer than `limit` (a lower estimate: punctuation counts one). */
+function writtenLengthExceeds(value: unknown, limit: number): boolean {
+  let length = 0;
+  const pending: unknown[] = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (typeof next === 'string') length += next.length + 2;
+    else if (Array.isArray(next)) {
+      length += next.length + 1;
+      for (const item of next) pending.push(item);
+    } else if (next !== null && typeof next === 'object') {
+      for (const [key, item] of Object.entries(next)) {
+        length += key.length + 4;
+        pending.push(item);
+      }
+    } else length += 5;
+    if (length > limit) return true;
+  }
+  return false;
 }

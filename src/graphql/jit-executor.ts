@@ -52,7 +52,7 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
       compiled.set(key, query);
     }
     const result = await query.query(undefined, requestContext.context, requestContext.request.variables ?? {});
-    const refusal = budgetRefusal(context);
+    const refusal = budgetRefusal(context, result.data);
     if (refusal) return refusal;
     if (!result.errors) return result;
     // Without data the variables did not coerce: BAD_USER_INPUT, as Apollo marks graphql-js's own.

@@ -39,7 +39,7 @@ export async function graphqlHandler(
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     // Compact JSON: the default indents every answer, which makes large ones a third bigger and slower.
-    stringifyResult: (result) => boundedAnswerText(stringifyAnswer(result), responseMaxBytes),
+    stringifyResult: (result) => boundedAnswerText(() => stringifyAnswer(result), responseMaxBytes),
     validationRules: [depthRule, nameInputValuesRule],
     // No HTTP cache hints are served; without the plugin no per-field hook runs on every value.
     plugins: [
