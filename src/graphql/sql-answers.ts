@@ -109,15 +109,17 @@ export class SqlAnswers {
         data[root.key] = root.literal;
         continue;
       }
-      // A refusal (a bad filter, a parent not the caller's) is the resolvers' to word, with its path; so
-      // is a failure of the statement, which they meet again and report as every resolver does.
+      // A refusal (a bad filter, a parent not the caller's, a revoked key) is the resolvers' to word, with
+      // its path; so is a failure of the statement, which they meet again and report as every resolver does.
       const service = ctx.services.resource(root.path);
-      const text = await ('page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row)).catch(
-        (error: unknown) => {
-          if (!(error instanceof ApiError)) logger.warn({ err: error }, 'a GraphQL read written as one statement failed; the resolvers answer it');
-          return undefined;
-        },
-      );
+      const text = await (async () => {
+        // A change of access that committed since the last root field holds for this one.
+        await ctx.confirmAccess();
+        return 'page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row);
+      })().catch((error: unknown) => {
+        if (!(error instanceof ApiError)) logger.warn({ err: error }, 'a GraphQL read written as one statement failed; the resolvers answer it');
+        return undefined;
+      });
       if (text === undefined) return undefined;
       data[root.key] = new JsonText(text);
     }
