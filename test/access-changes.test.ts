@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { logger } from '../src/logging/logger';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type Answer, type TestServer } from './support/server';
@@ -299,5 +300,46 @@ describe('random changes of access between cached reads (property)', () => {
       }),
       { numRuns: 12 },
     );
+  });
+});
+
+/** The statements of one GraphQL request as `key` (credentials already cached), and its answer. */
+async function measured(document: string, vars: Record<string, unknown>, key: string) {
+  await server.graphqlData('{ me { id } }', undefined, key);
+  let answer: Answer<{ data?: any; errors?: any[] }> | undefined;
+  const statements = await server.fewestQueries(async () => {
+    answer = await server.graphql(document, vars, key);
+  });
+  return { answer: answer!, statements };
+}
+
+/** The same document with its first root field sent to the resolvers (a directive does that). */
+const byResolvers = (document: string) => document.replace(/\{ (\w+)(\((?:[^)"]|"[^"]*")*\))? \{/, '{ $1$2 @include(if: true) {');
+
+describe('fields the database does not store', () => {
+  it.each([
+    ['token', 'query($id: ID!) { accessToken(id: $id) { id tokenPrefix token } }', 'access-tokens'],
+    ['token', '{ accessTokens(sort: "name:asc") { content { id token } } }', 'access-tokens'],
+    ['signingSecret', 'query($id: ID!) { webhookEndpoint(id: $id) { id url signingSecret } }', 'webhook-endpoints'],
+    ['signingSecret', '{ webhookEndpoints(sort: "url:asc") { content { id signingSecret } } }', 'webhook-endpoints'],
+  ])('answers %s as the resolvers do: %s, without a failed statement or a warning', async (field, document, path) => {
+    const w = await world();
+    const id =
+      path === 'access-tokens'
+        ? w.keyId
+        : (await server.request('POST', '/api/webhook-endpoints', { body: { organizationId: w.org.id, url: 'https://hooks.example.com/in' } })).body.id;
+    const key = path === 'access-tokens' ? w.key : server.adminKey;
+    const warn = vi.spyOn(logger, 'warn');
+    const error = vi.spyOn(logger, 'error');
+    const inOne = await measured(document, { id }, key);
+    const resolved = await measured(byResolvers(document), { id }, key);
+    expect(byResolvers(document)).not.toBe(document);
+    expect(inOne.answer.body, inOne.answer.text).toEqual(resolved.answer.body);
+    expect(inOne.answer.text).toContain(`"${field}":null`);
+    // No statement failed and was sent again: the resolvers answer it from the start.
+    expect(inOne.statements.length).toBe(resolved.statements.length);
+    expect(inOne.statements.some((s) => s.text.includes(`"${field}"`))).toBe(false);
+    expect(warn).not.toHaveBeenCalled();
+    expect(error).not.toHaveBeenCalled();
   });
 });
