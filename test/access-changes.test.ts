@@ -343,3 +343,33 @@ describe('fields the database does not store', () => {
     expect(error).not.toHaveBeenCalled();
   });
 });
+
+describe('a statement cancelled by the statement timeout', () => {
+  let impatient: TestServer;
+  beforeAll(async () => {
+    impatient = await startServer({ statementTimeoutMs: 300 });
+  });
+  afterAll(() => impatient?.close());
+
+  it('answers SERVICE_UNAVAILABLE (503) with retryAfter, and no other path runs it again', async () => {
+    await impatient.graphqlData('{ me { id } }');
+    const lock = await holdModels();
+    let answer: Answer<{ data?: any; errors?: any[] }> | undefined;
+    let statements: unknown[] = [];
+    try {
+      statements = await impatient.recordQueries(async () => {
+        answer = await impatient.graphql('{ models { totalElements content { id name } } }');
+      });
+    } finally {
+      await lock.release();
+    }
+    expect(answer!.body.data ?? null, answer!.text).toBeNull();
+    expect(answer!.body.errors).toHaveLength(1);
+    expect(answer!.body.errors![0]).toMatchObject({
+      path: ['models'],
+      extensions: { code: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: expect.any(Number) },
+    });
+    // The one statement, cancelled; the resolvers did not send theirs.
+    expect(statements).toHaveLength(1);
+  });
+});
