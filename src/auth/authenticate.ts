@@ -9,7 +9,7 @@ import { ForbiddenError, UnauthenticatedError } from '../errors/api-error';
 import { RequestContext, type Actor, type Credential } from '../engine/context';
 import type { Services } from '../engine/services';
 import { hashApiKey } from '../modules/access/api-keys';
-import { readCredentials } from './credentials';
+import { readCredentials, type Credentials } from './credentials';
 import type { JWTPayload, JwtVerifier } from './jwt';
 
 /** What authentication learned about a request; attached to it before rate limiting. */
@@ -76,18 +76,19 @@ export class Authenticator {
     const credentials = readCredentials(headers);
     if (credentials.kind === 'none') return { rateKey: anonymous() };
     if (credentials.kind === 'malformed') return { rateKey: anonymous(), refusal: credentials.reason };
+    // What is read from here on is as current as this version (a change of access moves it).
+    const version = this.services.accessCache.version;
     // Only a request with credentials gets a unit of work here: forking one costs more than reading its key.
     const em = this.orm.em.fork() as EntityManager;
     switch (credentials.kind) {
       case 'apiKey':
       case 'basic': {
-        const owner = await this.keyOwner(em, credentials.key);
+        const owner = await this.keyCaller(em, credentials);
         if (typeof owner === 'string') return { rateKey: anonymous(), refusal: owner };
-        if (credentials.kind === 'basic' && !sameText(owner.user.email, credentials.email)) {
-          return { rateKey: anonymous(), refusal: 'the API key does not belong to that email' };
-        }
         await recordUse(em, owner);
-        return { rateKey: `key:${owner.tokenId}`, context: this.context(em, owner.user, credentials.kind === 'basic' ? 'basic' : 'api-key', owner.tokenId) };
+        const context = this.context(em, owner.user, credentials.kind === 'basic' ? 'basic' : 'api-key', version, owner.tokenId);
+        context.credentialCheck = async () => refusalIn(await this.keyCaller(this.orm.em.fork() as EntityManager, credentials));
+        return { rateKey: `key:${owner.tokenId}`, context };
       }
       case 'bearer': {
         let claims: JWTPayload;
@@ -96,20 +97,39 @@ export class Authenticator {
         } catch (error) {
           return { rateKey: anonymous(), refusal: (error as Error).message };
         }
-        const find = () => findUserByClaims(em, claims);
-        const user = claims.sub ? await this.services.accessCache.get(`subject:${claims.sub}`, find) : await find();
+        const user = await this.claimant(em, claims);
         if (!user) return { rateKey: `sub:${claims.sub}`, claims, refusal: 'no user matches this token yet: call POST /api/account/callback' };
-        if (!user.active) return { rateKey: `user:${user.id}`, refusal: 'this user is deactivated' };
-        return { rateKey: `user:${user.id}`, claims, context: this.context(em, user, 'bearer') };
+        if (!user.active) return { rateKey: `user:${user.id}`, refusal: DEACTIVATED };
+        const context = this.context(em, user, 'bearer', version);
+        context.credentialCheck = async () => {
+          const now = await this.claimant(this.orm.em.fork() as EntityManager, claims);
+          return now?.id === user.id && now.active ? undefined : DEACTIVATED;
+        };
+        return { rateKey: `user:${user.id}`, claims, context };
       }
     }
   }
 
-  private context(em: EntityManager, user: PlatformUser, credential: Credential, accessTokenId?: string): RequestContext {
+  private context(em: EntityManager, user: PlatformUser, credential: Credential, version: number, accessTokenId?: string): RequestContext {
     const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), credential, accessTokenId };
     const context = new RequestContext(em, actor, this.services);
     context.budget = this.services.requestBudget();
+    context.credentialConfirmedAt(version);
     return context;
+  }
+
+  /** The user a bearer token's claims name (from the access cache when it names its subject). */
+  private claimant(em: EntityManager, claims: JWTPayload): Promise<PlatformUser | null | undefined> {
+    const find = () => findUserByClaims(em, claims);
+    return claims.sub ? this.services.accessCache.get(`subject:${claims.sub}`, find) : find();
+  }
+
+  /** The owner of the API key sent (for Basic, if the email is theirs); a refusal reason otherwise. */
+  private async keyCaller(em: EntityManager, credentials: Extract<Credentials, { key: string }>): Promise<KeyOwner | string> {
+    const owner = await this.keyOwner(em, credentials.key);
+    if (typeof owner === 'string') return owner;
+    if (credentials.kind === 'basic' && !sameText(owner.user.email, credentials.email)) return 'the API key does not belong to that email';
+    return owner;
   }
 
   /** The active owner of a live API key (from the access cache, or one statement); a refusal reason otherwise. */
@@ -128,6 +148,11 @@ export class Authenticator {
     return owner!;
   }
 }
+
+/** Why a bearer token's user is refused once deactivated. */
+const DEACTIVATED = 'this user is deactivated';
+
+const refusalIn = (caller: KeyOwner | string): string | undefined => (typeof caller === 'string' ? caller : undefined);
 
 interface KeyOwner {
   user: PlatformUser;

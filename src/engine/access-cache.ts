@@ -50,9 +50,11 @@ export class AccessCache {
 /**
  * Called inside the transaction of a write that changes keys, users, teams or memberships: the
  * notification reaches every process when the transaction commits (and never if it rolls back); this
- * process drops its own entries at once.
+ * process drops its own entries at once, and again as soon as the transaction has committed: what was
+ * read in between still saw the access as it was before the commit.
  */
 export async function announceAccessChange(ctx: RequestContext): Promise<void> {
   await ctx.em.getConnection().execute(`select pg_notify('${ACCESS_CHANGED_CHANNEL}', '')`, [], 'all', ctx.em.getTransactionContext());
   ctx.services.accessCache.clear();
+  await ctx.afterCommit(async (outside) => outside.services.accessCache.clear());
 }

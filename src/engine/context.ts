@@ -1,11 +1,12 @@
 import { DriverException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { insertRows, type RowInsert } from '../database/row-writes';
+import { UnauthenticatedError } from '../errors/api-error';
 import type { PlatformUser } from '../entities/platform-user';
 import { Loaders } from './loaders';
 import { RequestBudget } from './request-budget';
 import type { Services } from './services';
-import type { Memberships } from './tenancy';
+import type { LoadedMemberships } from './tenancy';
 
 /** How a user proved who they are. */
 export type Credential = 'api-key' | 'basic' | 'bearer';
@@ -30,7 +31,7 @@ export interface ActivityCause {
 export class RequestContext {
   readonly loaders: Loaders;
   /** The organizations the actor belongs to, looked up once per request or taken from the access cache (see tenancy.ts). */
-  memberships?: Promise<Memberships>;
+  memberships?: LoadedMemberships;
   /** Set while an activity's steps write (see modules/workflow/activity-runner.ts). */
   cause?: ActivityCause;
   /** What the request may still spend (see request-budget.ts): bounded for API requests, not for the server's own work. */
@@ -42,6 +43,37 @@ export class RequestContext {
     readonly services: Services,
   ) {
     this.loaders = new Loaders(this);
+    this.confirmation = { version: services.accessCache.version, refusal: Promise.resolve(undefined) };
+  }
+
+  /**
+   * Asks again whether the credential that authenticated the request still stands (set by
+   * authentication): why it no longer does (a key revoked, a user deactivated), or undefined.
+   */
+  credentialCheck?: () => Promise<string | undefined>;
+
+  /** The access-cache version the credential was last confirmed at, and that confirmation. */
+  private confirmation: { version: number; refusal: Promise<string | undefined> };
+
+  /** Records that the credential was confirmed at `version` (authentication reads it before confirming). */
+  credentialConfirmedAt(version: number): void {
+    this.confirmation = { version, refusal: Promise.resolve(undefined) };
+  }
+
+  /**
+   * Before each root field of a GraphQL document: once any change of access has been seen since the
+   * credential was confirmed, the credential is checked again (a revoked key or a deactivated user is
+   * refused from then on) and rows the request's loaders hold are read again; memberships follow on
+   * their own (tenancy.ts).
+   */
+  async confirmAccess(): Promise<void> {
+    const version = this.services.accessCache.version;
+    if (version !== this.confirmation.version) {
+      this.loaders.clear();
+      this.confirmation = { version, refusal: this.credentialCheck?.() ?? Promise.resolve(undefined) };
+    }
+    const refusal = await this.confirmation.refusal;
+    if (refusal) throw new UnauthenticatedError(`invalid credentials: ${refusal}`);
   }
 
   get isAdmin(): boolean {

@@ -63,8 +63,9 @@ export function objectText(members: [string, string][]): string {
 /** Kinds whose stored value the database writes as the answer's JSON does (times: ISO 8601 in UTC with milliseconds). */
 const JSON_KINDS = new Set<FieldMeta['kind']>(['id', 'string', 'boolean', 'int', 'number', 'dateTime', 'json', 'enum', 'stringArray', 'reference']);
 
+/** Whether the database holds the field (a write-once value such as a new key's `token` it does not) and writes it as the answer does. */
 export function writableAsJson(field: FieldMeta): boolean {
-  return JSON_KINDS.has(field.kind);
+  return field.options.persist !== false && JSON_KINDS.has(field.kind);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { PageRequest } from '../query/paging';
 import type { SortTerm } from '../query/sort';
 import { BoundedMap } from './bounded-map';
 import type { RequestContext } from './context';
-import { viewerOf } from './tenancy';
+import { accessKey } from './tenancy';
 import type { ResourceWithRules as Resource } from './resource-rules';
 
 /** A statement as the query builder wrote it: `$n` text for the read pool, `?` text for the ORM, values. */
@@ -44,16 +44,17 @@ export class ListStatements {
   /**
    * The statements of a list request, written once for its shape (kind, arguments and caller) and
    * reused while the caller's access stays what it was: the filter, sort and visibility are then neither
-   * parsed nor compiled again, only executed with their bound values.
+   * parsed nor compiled again, only executed with their bound values. The key holds all of the caller's
+   * access the statements hold (see `accessKey`): a change of it is a new key, never a stale statement.
    */
   async remember(ctx: RequestContext, kind: string, params: object, write: () => Promise<WrittenList>): Promise<WrittenList> {
-    // Administrators' statements hold their user id too where a privacy declaration reads it.
-    const caller = `${viewerOf(ctx)}:${ctx.user?.id ?? ''}`;
-    const key = `${kind}\u0000${caller}\u0000${ctx.services.accessCache.version}\u0000${JSON.stringify(params)}`;
+    const access = await accessKey(ctx);
+    const key = `${kind}\u0000${access}\u0000${JSON.stringify(params)}`;
     let written = this.written.get(key);
     if (!written) {
       written = await write();
-      this.written.set(key, written);
+      // Access that changed while the statements were written may be in them: they serve this request alone.
+      if ((await accessKey(ctx)) === access) this.written.set(key, written);
     }
     return written;
   }

@@ -277,7 +277,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const object = objectText(members);
     const knex = ctx.em.getKnex();
     if (!needsCount) return { select: knex.raw(`select ${object}`, bindings) };
-    const count = ctx.em.createQueryBuilder(this.entity, `c${depth}`).count().where(where()).getKnexQuery();
+    // Not a letter and a number: the ORM names the tables it joins so (`c1` for a channel a privacy rule reads).
+    const count = ctx.em.createQueryBuilder(this.entity, `c_${depth}`).count().where(where()).getKnexQuery();
     return { select: knex.raw(`select ${object} from (?) as "${counted}"`, [...bindings, count]) };
   }
 

@@ -16,12 +16,40 @@ export interface Memberships {
 /** The team whose members own an organization: they alone manage its teams, members and secrets. */
 export const OWNERS_TEAM_SLUG = 'owners';
 
-/** Looked up once per request (and again after a write that may change them); archived organizations grant nothing. */
+/** A request's memberships and the access-cache version they were loaded at. */
+export interface LoadedMemberships {
+  version: number;
+  value: Promise<Memberships>;
+}
+
+/**
+ * Looked up once per request, and again after a write that may change them or once any change of
+ * access has been seen since (a running request's later reads follow it); archived organizations grant nothing.
+ */
 export function memberships(ctx: RequestContext): Promise<Memberships> {
   const user = ctx.user;
   if (!user) return Promise.resolve({ member: new Set(), owner: new Set() });
-  ctx.memberships ??= ctx.services.accessCache.get(`memberships:${user.id}`, () => loadMemberships(ctx, user.id)) as Promise<Memberships>;
-  return ctx.memberships;
+  const cache = ctx.services.accessCache;
+  const loaded = ctx.memberships;
+  if (loaded?.version === cache.version) return loaded.value;
+  // Read again inside a transaction that has announced a change, its own uncommitted view is not for the cache.
+  const value = loaded && ctx.em.isInTransaction() ? loadMemberships(ctx, user.id) : cache.get(`memberships:${user.id}`, () => loadMemberships(ctx, user.id));
+  ctx.memberships = { version: cache.version, value: value as Promise<Memberships> };
+  return ctx.memberships.value;
+}
+
+/**
+ * Everything a statement written for the caller may hold of their access, as a key: the kind of caller,
+ * their user id and, for members, their organizations (owned ones apart) and the access-cache version
+ * these were loaded at (colleagues are read at it too). Two callers with the same key read the same rows.
+ */
+export async function accessKey(ctx: RequestContext): Promise<string> {
+  const viewer = viewerOf(ctx);
+  const caller = `${viewer}:${ctx.user?.id ?? ''}`;
+  if (viewer !== 'member') return caller;
+  const mine = await memberships(ctx);
+  const sorted = (organizations: Set<string>) => [...organizations].sort().join(',');
+  return `${caller}:${ctx.memberships?.version}:${sorted(mine.member)}:${sorted(mine.owner)}`;
 }
 
 async function loadMemberships(ctx: RequestContext, userId: string): Promise<Memberships> {

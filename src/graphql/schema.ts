@@ -2,6 +2,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchemaSync } from 'type-graphql';
 import { operations } from '../catalog/operations';
 import type { Resource } from '../model/resource';
+import { confirmAccessAtRootFields } from './access-changes';
 import { AccountResolver } from './account-resolver';
 import { AiGatewayResolver } from './ai-gateway-resolver';
 import { explainEnumRefusals } from './enum-messages';
@@ -23,6 +24,7 @@ export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchem
     ] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: noPubSub });
     explainEnumRefusals(built);
+    confirmAccessAtRootFields(built);
   }
   return built;
 }

@@ -2,6 +2,8 @@ import {
   getArgumentValues,
   getNamedType,
   getVariableValues,
+  GraphQLError,
+  isNonNullType,
   isObjectType,
   Kind,
   type ExecutionResult,
@@ -17,7 +19,7 @@ import {
 } from 'graphql';
 import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry, type PageSummaryField } from '../engine/json-pages';
 import { ApiError } from '../errors/api-error';
-import { logger } from '../logging/logger';
+import { normalizeError } from '../errors/normalize-error';
 import type { Resource } from '../model/resource';
 import type { GraphqlContext } from './context';
 import type { ListArgs } from './types';
@@ -71,9 +73,9 @@ class NotInSql extends Error {}
  * Answers a query whose every root field is a list or an item, of stored fields, references and nested
  * lists (pages of to-many relations) at any depth, with one statement per root field, in which the
  * database writes the JSON of the answer: Node neither reads the rows nor serializes them. Anything
- * else (operations, directives, a caller who sees a projection of a row, an item the lists do not show
- * the caller) is answered by the resolvers: undefined. The levels are the lists the resolvers would
- * read, so the answer is the same.
+ * else (operations, directives, a field the database does not store, a caller who sees a projection
+ * of a row, an item the lists do not show the caller) is answered by the resolvers: undefined, known
+ * before any statement is sent. The levels are the lists the resolvers would read, so the answer is the same.
  */
 export class SqlAnswers {
   private readonly catalogue: Catalogue;
@@ -103,29 +105,42 @@ export class SqlAnswers {
       throw error;
     }
     const data: Record<string, unknown> = {};
+    const errors: GraphQLError[] = [];
     const { ctx } = context;
     for (const root of roots) {
       if ('literal' in root) {
         data[root.key] = root.literal;
         continue;
       }
-      // A refusal (a bad filter, a parent not the caller's) is the resolvers' to word, with its path; so
-      // is a failure of the statement, which they meet again and report as every resolver does.
-      const service = ctx.services.resource(root.path);
-      const text = await ('page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row)).catch(
-        (error: unknown) => {
-          // An answer past the request's budget is refused whole (see answer-budget.ts).
-          if (error === ctx.budget.exceeded) throw error;
-          if (!(error instanceof ApiError)) logger.warn({ err: error }, 'a GraphQL read written as one statement failed; the resolvers answer it');
-          return undefined;
-        },
-      );
+      let text: string | undefined;
+      try {
+        // A change of access that committed since the last root field holds for this one.
+        await ctx.confirmAccess();
+        const service = ctx.services.resource(root.path);
+        text = await ('page' in root ? service.pageAsJson(ctx, root.page) : service.itemAsJson(ctx, root.item.id, root.item.row));
+      } catch (error) {
+        // An answer past the request's budget is refused whole (see answer-budget.ts).
+        if (error === ctx.budget.exceeded) throw error;
+        // A refusal (a bad filter, a parent not the caller's, a revoked key) is found before any statement
+        // runs: the resolvers word it, with its path. A statement that failed (cancelled by the statement
+        // timeout, or a defect) is answered as it is: running it again elsewhere would only fail again
+        // (and once one has failed, so is every later root field).
+        if (error instanceof ApiError && errors.length === 0) return undefined;
+        errors.push(failure(root.key, normalizeError(error)));
+        // A field that may not be null takes the whole answer with it, as GraphQL has it.
+        if (!root.nullable) return { data: null, errors };
+        data[root.key] = null;
+        continue;
+      }
       if (text === undefined) return undefined;
       data[root.key] = new JsonText(text);
     }
-    return { data };
+    return errors.length ? { data, errors } : { data };
   }
 }
+
+/** A root field's error as the resolvers' would be: formatted from `error` (graphql/errors.ts). */
+const failure = (key: string, error: ApiError) => new GraphQLError(error.message, { path: [key], originalError: error });
 
 /** One document read against the schema with its variables: the pages its root fields ask for. */
 class DocumentReading {
@@ -142,17 +157,18 @@ class DocumentReading {
       const key = responseKey(node);
       if (node.name.value === '__typename') return { key, literal: query.name };
       const definition = query.getFields()[node.name.value];
+      const nullable = !!definition && !isNonNullType(definition.type);
       const item = this.catalogue.items.get(node.name.value);
       if (item && definition) {
         const { id } = this.argumentsOf(definition, node);
         if (typeof id !== 'string') throw new NotInSql();
-        return { key, path: item.path, item: { id, row: this.row(node, item, objectType(definition.type)) } };
+        return { key, nullable, path: item.path, item: { id, row: this.row(node, item, objectType(definition.type)) } };
       }
       const resource = this.catalogue.lists.get(node.name.value);
       if (!resource || !definition) throw new NotInSql();
       const args = this.argumentsOf(definition, node);
       const parentId = resource.parent ? (args[resource.parent.field] as string | undefined) : undefined;
-      return { key, path: resource.path, page: this.page(node, resource, definition.type, args, parentId) };
+      return { key, nullable, path: resource.path, page: this.page(node, resource, definition.type, args, parentId) };
     });
   }
 
@@ -228,7 +244,9 @@ class DocumentReading {
 }
 
 type RootAnswer =
-  { key: string; path: string; page: JsonPage } | { key: string; path: string; item: { id: string; row: JsonRow } } | { key: string; literal: string };
+  | { key: string; nullable: boolean; path: string; page: JsonPage }
+  | { key: string; nullable: boolean; path: string; item: { id: string; row: JsonRow } }
+  | { key: string; literal: string };
 
 /** Fragments spread in fragments: validation refuses cycles; this bounds the walk anyway. */
 const MAX_FRAGMENT_DEPTH = 10;
