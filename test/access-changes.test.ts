@@ -351,7 +351,7 @@ describe('a statement cancelled by the statement timeout', () => {
   });
   afterAll(() => impatient?.close());
 
-  it('answers SERVICE_UNAVAILABLE (503) with retryAfter, and no other path runs it again', async () => {
+  it('answers SERVICE_UNAVAILABLE (503) with retryAfter and Retry-After, and no other path runs it again', async () => {
     await impatient.graphqlData('{ me { id } }');
     const lock = await holdModels();
     let answer: Answer<{ data?: any; errors?: any[] }> | undefined;
@@ -369,6 +369,8 @@ describe('a statement cancelled by the statement timeout', () => {
       path: ['models'],
       extensions: { code: 'SERVICE_UNAVAILABLE', status: 503, retryAfter: expect.any(Number) },
     });
+    // As REST says it: the header carries the wait.
+    expect(answer!.headers.get('retry-after')).toBe(String(answer!.body.errors![0].extensions.retryAfter));
     // The one statement, cancelled; the resolvers did not send theirs.
     expect(statements).toHaveLength(1);
   });

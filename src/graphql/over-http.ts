@@ -54,6 +54,7 @@ export function graphqlOverHttpPlugin(): ApolloServerPlugin<GraphqlContext> {
           throw new GraphQLError(`send Accept: application/json or ${GRAPHQL_RESPONSE_JSON}`, { extensions: { code: 'BAD_REQUEST', http: { status: 406 } } });
         },
         async willSendResponse({ response, errors }) {
+          setRetryAfter(response.http.headers, response.body.kind === 'single' ? response.body.singleResult.errors : undefined);
           if (mediaType !== 'application/json' || response.http.status !== 400 || response.body.kind !== 'single') return;
           if (response.body.singleResult.data !== undefined || !errors?.length || !errors.every(isRequestError)) return;
           response.http.status = 200;
@@ -63,4 +64,13 @@ export function graphqlOverHttpPlugin(): ApolloServerPlugin<GraphqlContext> {
       };
     },
   };
+}
+
+/**
+ * `Retry-After` for an answer with an error that says when to try again (a statement cancelled by the
+ * statement timeout: SERVICE_UNAVAILABLE), as REST sends it: the longest wait any of them asks.
+ */
+function setRetryAfter(headers: Map<string, string>, errors: readonly { extensions?: Record<string, unknown> }[] | undefined): void {
+  const waits = (errors ?? []).map((error) => error.extensions?.retryAfter).filter((wait): wait is number => typeof wait === 'number');
+  if (waits.length) headers.set('retry-after', String(Math.max(...waits)));
 }
