@@ -90,6 +90,8 @@ export interface AppOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small). */
   exportBatchRows?: number;
+  /** EXPORT_MAX_CONCURRENT_PER_USER (default 2): the exports one user may stream at once. */
+  exportMaxConcurrentPerUser?: number;
   /**
    * DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: the hot reads of users go to these replicas (see
    * database/read-replicas.ts); read-your-writes is shared through `rateLimits.redisUrl` (REDIS_URL).
@@ -122,6 +124,7 @@ export function appOptions(config: AppConfig): AppOptions {
     eventLoopStallLogMs: config.eventLoopStallLogMs,
     webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
     exportMaxRows: config.exportMaxRows,
+    exportMaxConcurrentPerUser: config.exportMaxConcurrentPerUser,
     readReplicas: config.readReplicas,
   };
 }
@@ -176,6 +179,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     webhooks: webhookSettings(options.webhooks),
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
+    exportMaxConcurrentPerUser: options.exportMaxConcurrentPerUser,
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };

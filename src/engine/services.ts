@@ -1,9 +1,10 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
-import { DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import { DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER, DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { Reads } from '../database/read-pool';
 import { AccessCache } from './access-cache';
+import { ExportSlots } from './export-slots';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
 import { ResourceService } from './resource-service';
@@ -24,6 +25,8 @@ export interface EngineOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small to cross many batches). */
   exportBatchRows?: number;
+  /** EXPORT_MAX_CONCURRENT_PER_USER: the exports one user may stream at once (default 2). */
+  exportMaxConcurrentPerUser?: number;
 }
 
 /** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
@@ -54,16 +57,20 @@ export class Services {
   /** Rows an export reads per statement. */
   readonly exportBatchRows: number;
 
+  /** The exports streaming now, by user. */
+  readonly exportSlots: ExportSlots;
+
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, exportMaxConcurrentPerUser, ...dependencies } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
+    this.exportSlots = new ExportSlots(exportMaxConcurrentPerUser ?? DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER);
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {

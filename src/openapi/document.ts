@@ -217,7 +217,7 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         summary: `List ${words(resource.listName)}`,
         description:
           `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. ` +
-          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS). ` +
+          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS; 429 while the user streams EXPORT_MAX_CONCURRENT_PER_USER exports). ` +
           `GraphQL query \`${resource.listName}\`.`,
         parameters: [...parent, ...listParameters(resource), EXPORT_FORMAT, IF_NONE_MATCH],
         responses: {

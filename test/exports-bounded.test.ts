@@ -1,0 +1,139 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization, createProject, createTask } from './support/fixtures';
+import { createUser } from './support/resource-bodies';
+import { startServer, unique, type TestServer } from './support/server';
+
+/** What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once. */
+type Row = Record<string, any>;
+
+/** Big rows: 40 of about 500 KB (20 MB in all), more than the buffers between a paused client and the server hold. */
+const BIG_ROWS = 40;
+const DESCRIPTION = 'x'.repeat(500_000);
+
+let server: TestServer;
+let alice: { id: string; keys: string[] };
+let bob: { id: string; key: string };
+let bigProject: Row;
+let bobProject: Row;
+const open: IncomingMessage[] = [];
+
+async function keyOf(user: Row): Promise<string> {
+  const token = await server.request('POST', '/api/access-tokens', { body: { name: unique('exports'), userId: user.id } });
+  expect(token.status, token.text).toBe(201);
+  return token.body.token;
+}
+
+beforeAll(async () => {
+  server = await startServer({ exportMaxConcurrentPerUser: 2 });
+  const a = await createUser(server);
+  alice = { id: a.id, keys: [await keyOf(a), await keyOf(a)] };
+  const b = await createUser(server);
+  bob = { id: b.id, key: await keyOf(b) };
+  const org = await createOrganization(server, {}, alice.keys[0]);
+  bigProject = await createProject(server, org.id, {}, alice.keys[0]);
+  for (let i = 0; i < BIG_ROWS; i++) await createTask(server, bigProject.id, { title: `Big ${i}`, description: DESCRIPTION }, alice.keys[0]);
+  bobProject = await createProject(server, (await createOrganization(server, {}, bob.key)).id, {}, bob.key);
+  await createTask(server, bobProject.id, { title: 'Bob' }, bob.key);
+}, 180_000);
+
+afterEach(() => {
+  for (const answer of open.splice(0)) answer.destroy();
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+const bigExport = (format = 'ndjson') => `/api/tasks?format=${format}&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}`;
+
+/** Opens an export and reads nothing of it (past its status line): the answer, paused. */
+function openExport(via: TestServer, path: string, key: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    // A connection of its own: one reused after a whole export may have grown buffers that hold this one whole.
+    const req = httpRequest(new URL(path, via.url), { agent: false, headers: { 'x-api-key': key } }, (res) => {
+      res.pause();
+      open.push(res);
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The rest of a paused answer, read to its end. */
+async function readToEnd(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A body of an answer that has one (the 429 of a held export's refusal), parsed. */
+async function bodyOf(res: IncomingMessage): Promise<Row> {
+  return JSON.parse(await readToEnd(res));
+}
+
+/** Waits until the user's next export is accepted (the count of one that ended is released); fails after 5 s of 429s. */
+async function acceptedAgain(via: TestServer, key: string): Promise<IncomingMessage> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const answer = await openExport(via, bigExport(), key);
+    if (answer.statusCode === 200) return answer;
+    expect(answer.statusCode).toBe(429);
+    answer.destroy();
+    await sleep(100);
+  }
+  throw new Error('the export was still refused 5 s after one ended');
+}
+
+describe('EXPORT_MAX_CONCURRENT_PER_USER', () => {
+  it("refuses a user's third export while two stream (429, Retry-After, the variable named), counting all their keys together and no other user", async () => {
+    const first = await openExport(server, bigExport(), alice.keys[0]);
+    const second = await openExport(server, bigExport('csv'), alice.keys[1]);
+    expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+
+    for (const key of alice.keys) {
+      const third = await openExport(server, bigExport(), key);
+      expect(third.statusCode).toBe(429);
+      expect(third.headers['retry-after']).toBe('5');
+      const body = await bodyOf(third);
+      expect(body).toMatchObject({ status: 429, error: 'Too Many Requests' });
+      expect(body.message).toBe(
+        'too many exports at once: this user already streams 2, the limit of EXPORT_MAX_CONCURRENT_PER_USER (2); retry after 5 s, once one has ended',
+      );
+    }
+    // The JSON page is no export; another user's export is theirs to count.
+    expect((await server.request('GET', '/api/tasks?pageSize=1', { key: alice.keys[0] })).status).toBe(200);
+    const bobs = await server.request('GET', `/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${bobProject.id}`)}`, { key: bob.key });
+    expect(bobs.status, bobs.text).toBe(200);
+    expect(bobs.text.trim().split('\n')).toHaveLength(1);
+
+    // One ends (its client goes away): the next is accepted, and it counts again.
+    first.destroy();
+    await acceptedAgain(server, alice.keys[1]);
+    expect((await openExport(server, bigExport(), alice.keys[0])).statusCode).toBe(429);
+  });
+
+  it('is released when an export ends, is refused or fails, as when its client goes away', async () => {
+    // A server of its own: the counts of the test before are released only once that server sees its clients gone.
+    const fresh = await startServer({ exportMaxConcurrentPerUser: 2 });
+    try {
+      const small = `/api/tasks?format=csv&filter=${encodeURIComponent(`projectId==${bigProject.id};title=="Big 1"`)}`;
+      for (let i = 0; i < 3; i++) {
+        const whole = await fresh.request('GET', small, { key: alice.keys[i % 2] });
+        expect(whole.status, whole.text.slice(0, 200)).toBe(200);
+        expect(whole.text.endsWith('\r\n')).toBe(true);
+        const refused = await fresh.request('GET', '/api/tasks?format=ndjson&filter=nope==1', { key: alice.keys[i % 2] });
+        expect(refused.status).toBe(400);
+      }
+      const held = [await openExport(fresh, bigExport(), alice.keys[0]), await openExport(fresh, bigExport(), alice.keys[1])];
+      expect(held.map((answer) => answer.statusCode)).toEqual([200, 200]);
+      for (const answer of held) answer.destroy();
+      (await acceptedAgain(fresh, alice.keys[0])).destroy();
+    } finally {
+      for (const answer of open.splice(0)) answer.destroy();
+      await fresh.close();
+    }
+  });
+});
