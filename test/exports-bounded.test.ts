@@ -1,17 +1,24 @@
+import pg from 'pg';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
-/** What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once. */
+/**
+ * What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once, and
+ * a batch of about 1 MB of rows held for a client that does not read.
+ */
 type Row = Record<string, any>;
 
+const MB = 1024 * 1024;
 /** Big rows: 40 of about 500 KB (20 MB in all), more than the buffers between a paused client and the server hold. */
 const BIG_ROWS = 40;
 const DESCRIPTION = 'x'.repeat(500_000);
 
 let server: TestServer;
+/** The same database, with room for many exports of one user (the paused-export measurement). */
+let roomy: TestServer;
 let alice: { id: string; keys: string[] };
 let bob: { id: string; key: string };
 let bigProject: Row;
@@ -26,6 +33,7 @@ async function keyOf(user: Row): Promise<string> {
 
 beforeAll(async () => {
   server = await startServer({ exportMaxConcurrentPerUser: 2 });
+  roomy = await startServer({ exportMaxConcurrentPerUser: 10 });
   const a = await createUser(server);
   alice = { id: a.id, keys: [await keyOf(a), await keyOf(a)] };
   const b = await createUser(server);
@@ -42,6 +50,7 @@ afterEach(() => {
 });
 
 afterAll(async () => {
+  await roomy?.close();
   await server?.close();
 });
 
@@ -134,6 +143,50 @@ describe('EXPORT_MAX_CONCURRENT_PER_USER', () => {
     } finally {
       for (const answer of open.splice(0)) answer.destroy();
       await fresh.close();
+    }
+  });
+});
+
+describe('a paused export', () => {
+  const batchStatements = (recorded: { text: string; params: readonly unknown[] }[]) => recorded.filter((s) => s.text.includes('"__bytes"'));
+
+  it('holds one batch of at most 1 MB of written rows: the rows each statement reads while clients do not read', async () => {
+    // The bytes of each row as NDJSON writes it, from an export read to its end.
+    const whole = await roomy.request('GET', bigExport(), { key: alice.keys[0] });
+    expect(whole.status).toBe(200);
+    const lineBytes = new Map<string, number>(
+      whole.text
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => [JSON.parse(line).id as string, Buffer.byteLength(line) + 1]),
+    );
+    expect(lineBytes.size).toBe(BIG_ROWS);
+
+    const exports = 4;
+    const recorded = await roomy.recordQueries(async () => {
+      for (let i = 0; i < exports; i++) expect((await openExport(roomy, bigExport(), alice.keys[i % 2])).statusCode).toBe(200);
+      await sleep(1000);
+    });
+    const statements = batchStatements(recorded);
+    expect(statements.length).toBeGreaterThanOrEqual(exports);
+
+    // Each statement read again: the rows it read then (the rows have not changed since).
+    const db = new pg.Client({ connectionString: inject('databaseUrl') });
+    await db.connect();
+    try {
+      let rowsRead = 0;
+      for (const statement of statements) {
+        const ids = (await db.query(statement.text, statement.params as unknown[])).rows.map((row) => row.id as string);
+        const bytes = ids.reduce((sum, id) => sum + lineBytes.get(id)!, 0);
+        expect(ids.length, `${ids.length} rows, ${bytes} bytes`).toBeGreaterThan(0);
+        expect(ids.length === 1 || bytes <= MB, `${ids.length} rows, ${bytes} bytes in one batch`).toBe(true);
+        expect(ids.length).toBeLessThanOrEqual(2);
+        rowsRead += ids.length;
+      }
+      // The clients hold the reading back: far from every row of every export was read.
+      expect(rowsRead).toBeLessThan(exports * BIG_ROWS);
+    } finally {
+      await db.end();
     }
   });
 });

@@ -76,11 +76,27 @@ export class ListStatements {
     const key = columns ? `${alias}:${columns.join(',')}` : alias;
     let selection = this.selections.get(key);
     if (!selection) {
-      const properties = ctx.em.getMetadata().get(this.resource.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
-      const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
-      selection = names.map((name) => raw(`"${alias}"."${properties[name].fieldNames[0]}" as "${name}"`));
+      selection = this.storedFields(ctx, columns).map(({ name, column }) => raw(`"${alias}"."${column}" as "${name}"`));
       this.selections.set(key, selection);
     }
     return selection;
+  }
+
+  /**
+   * About the bytes one row takes once written out, as SQL over the row (`alias`): the text of each
+   * stored column, plus each field's name and punctuation as a JSON object spells them. A text column's
+   * length is read from its header, without decompressing it.
+   */
+  encodedSize(ctx: RequestContext, alias: string): string {
+    const fields = this.storedFields(ctx, undefined);
+    const names = fields.reduce((bytes, { name }) => bytes + Buffer.byteLength(`"${name}":"",`), 0);
+    return `(${fields.map(({ column }) => `coalesce(octet_length("${alias}"."${column}"::text), 4)`).join(' + ')} + ${names})`;
+  }
+
+  /** The stored fields asked for (all of them by default) and their columns. */
+  private storedFields(ctx: RequestContext, columns: string[] | undefined): { name: string; column: string }[] {
+    const properties = ctx.em.getMetadata().get(this.resource.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
+    const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
+    return names.map((name) => ({ name, column: properties[name].fieldNames[0] }));
   }
 }
