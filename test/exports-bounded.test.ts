@@ -1,13 +1,16 @@
 import pg from 'pg';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { logger } from '../src/logging/logger';
+import { parseCsv } from './support/csv';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once, and
- * a batch of about 1 MB of rows held for a client that does not read.
+ * What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once, a
+ * batch of about 1 MB of rows held for a client that does not read, and EXPORT_MAX_ROWS rows streamed
+ * however the rows move.
  */
 type Row = Record<string, any>;
 
@@ -19,6 +22,8 @@ const DESCRIPTION = 'x'.repeat(500_000);
 let server: TestServer;
 /** The same database, with room for many exports of one user (the paused-export measurement). */
 let roomy: TestServer;
+/** The same database, with EXPORT_MAX_ROWS just above the big project's rows. */
+let limited: TestServer;
 let alice: { id: string; keys: string[] };
 let bob: { id: string; key: string };
 let bigProject: Row;
@@ -34,6 +39,7 @@ async function keyOf(user: Row): Promise<string> {
 beforeAll(async () => {
   server = await startServer({ exportMaxConcurrentPerUser: 2 });
   roomy = await startServer({ exportMaxConcurrentPerUser: 10 });
+  limited = await startServer({ exportMaxRows: BIG_ROWS + 1 });
   const a = await createUser(server);
   alice = { id: a.id, keys: [await keyOf(a), await keyOf(a)] };
   const b = await createUser(server);
@@ -47,14 +53,17 @@ beforeAll(async () => {
 
 afterEach(() => {
   for (const answer of open.splice(0)) answer.destroy();
+  vi.restoreAllMocks();
 });
 
 afterAll(async () => {
+  await limited?.close();
   await roomy?.close();
   await server?.close();
 });
 
-const bigExport = (format = 'ndjson') => `/api/tasks?format=${format}&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}`;
+const bigExport = (format = 'ndjson', sort = '') =>
+  `/api/tasks?format=${format}&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}${sort ? `&sort=${sort}` : ''}`;
 
 /** Opens an export and reads nothing of it (past its status line): the answer, paused. */
 function openExport(via: TestServer, path: string, key: string): Promise<IncomingMessage> {
@@ -187,6 +196,73 @@ describe('a paused export', () => {
       expect(rowsRead).toBeLessThan(exports * BIG_ROWS);
     } finally {
       await db.end();
+    }
+  });
+});
+
+describe('EXPORT_MAX_ROWS while streaming', () => {
+  /**
+   * Opens the big export sorted by updatedOn, lets the server read what the buffers take, then updates
+   * every row: each moves behind the cursor and comes again, so more rows follow than EXPORT_MAX_ROWS.
+   */
+  async function exportWhileRowsMove(format: 'ndjson' | 'csv'): Promise<string> {
+    const answer = await openExport(limited, bigExport(format, 'updatedOn:asc'), alice.keys[0]);
+    expect(answer.statusCode).toBe(200);
+    await sleep(500);
+    const tasks = await server.request('GET', `/api/tasks?pageSize=100&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}`, { key: alice.keys[0] });
+    for (const task of tasks.body.content as Row[]) {
+      const moved = await server.request('PUT', `/api/tasks/${task.id}`, {
+        body: { title: `${task.title.split(' moved')[0]} moved ${unique()}` },
+        key: alice.keys[0],
+      });
+      expect(moved.status, moved.text).toBe(200);
+    }
+    return readToEnd(answer);
+  }
+
+  const limitMessage = `the export reached EXPORT_MAX_ROWS (${BIG_ROWS + 1}) rows as it was streamed, and more rows follow: it ends here; narrow it with filter or query`;
+
+  it('ends NDJSON at the limit with a last line {"error": {...}} naming it, and logs it', async () => {
+    const warn = vi.spyOn(logger, 'warn');
+    const lines = (await exportWhileRowsMove('ndjson')).split('\n');
+    expect(lines.pop()).toBe('');
+    const last = JSON.parse(lines.pop()!);
+    expect(last).toEqual({ error: { error: 'Bad Request', message: limitMessage, status: 400 } });
+    const rows = lines.map((line) => JSON.parse(line));
+    expect(rows).toHaveLength(BIG_ROWS + 1);
+    // Rows came again: the limit, not the count before, ended it.
+    expect(new Set(rows.map((row) => row.id)).size).toBeLessThan(rows.length);
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ resource: 'tasks', status: 400, userId: alice.id }), `export ended early: ${limitMessage}`);
+  });
+
+  it('ends CSV at the limit without the final CRLF, and logs it', async () => {
+    const warn = vi.spyOn(logger, 'warn');
+    const text = await exportWhileRowsMove('csv');
+    expect(text.endsWith('\r\n')).toBe(false);
+    const [header, ...records] = parseCsv(`${text}\r\n`);
+    expect(header).toContain('title');
+    expect(records).toHaveLength(BIG_ROWS + 1);
+    // The last record is whole: only its line break is missing.
+    expect(records.at(-1)).toHaveLength(header.length);
+    expect(records.at(-1)![header.indexOf('description')]).toBe(DESCRIPTION);
+    expect(warn).toHaveBeenCalledWith(expect.objectContaining({ resource: 'tasks', status: 400 }), `export ended early: ${limitMessage}`);
+  });
+
+  it('lets an export of exactly EXPORT_MAX_ROWS rows end as usual', async () => {
+    const exact = await startServer({ exportMaxRows: 6, exportBatchRows: 2 });
+    try {
+      const project = await createProject(server, bigProject.organizationId, {}, alice.keys[0]);
+      for (let i = 0; i < 6; i++) await createTask(server, project.id, { title: `Exact ${i}` }, alice.keys[0]);
+      const path = `/api/tasks?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=updatedOn:asc`;
+      const ndjson = await exact.request('GET', `${path}&format=ndjson`, { key: alice.keys[0] });
+      const lines = ndjson.text.split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines.map((line) => JSON.parse(line).title)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `Exact ${i}`));
+      const csv = await exact.request('GET', `${path}&format=csv`, { key: alice.keys[0] });
+      expect(csv.text.endsWith('\r\n')).toBe(true);
+      expect(parseCsv(csv.text)).toHaveLength(7);
+    } finally {
+      await exact.close();
     }
   });
 });

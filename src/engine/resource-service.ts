@@ -779,18 +779,26 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
 
   /**
    * The batches of an export: each at most `exportBatchRows` rows and about EXPORT_BATCH_BYTES of them
-   * written out (never less than one row), so that a reader who holds one back holds little.
+   * written out (never less than one row), so that a reader who holds one back holds little; and no
+   * more than `exportMaxRows` rows in all, however the rows move while they are read (a row whose sort
+   * key changes behind the last batch comes again): an export with more ends with an error.
    */
   private async *keysetBatches(ctx: RequestContext, plan: ListPlan, keys: SortKey[]): AsyncGenerator<T[]> {
-    const { exportBatchRows: batchSize } = ctx.services;
+    const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
     let last: unknown[] | undefined;
+    let streamed = 0;
     for (;;) {
-      const rows = await this.lists.run(ctx, this.exportBatch(ctx, plan, keys, last, batchSize));
+      const rows = await this.lists.run(ctx, this.exportBatch(ctx, plan, keys, last, Math.min(batchSize, maxRows - streamed)));
       if (rows.length === 0) return;
       const end = rows[rows.length - 1];
       last = keys.map((_, index) => end[keyColumn(index)]);
+      streamed += rows.length;
       yield rowsSeenBy(ctx, this.resource, rows as T[]);
       if (!end[MORE_COLUMN]) return;
+      if (streamed >= maxRows)
+        throw new BadRequestError(
+          `the export reached EXPORT_MAX_ROWS (${maxRows}) rows as it was streamed, and more rows follow: it ends here; narrow it with filter or query`,
+        );
     }
   }
 

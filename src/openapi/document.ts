@@ -112,8 +112,15 @@ const EXPORT_FORMAT = {
 };
 
 const EXPORT_CONTENT = {
-  'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of the field names, then one record per row' } },
-  'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object per line, as the page shows each row' } },
+  'text/csv': {
+    schema: { type: 'string', description: 'RFC 4180: a header row of the field names, then one record per row; an export ended early lacks the final CRLF' },
+  },
+  'application/x-ndjson': {
+    schema: {
+      type: 'string',
+      description: 'One JSON object per line, as the page shows each row; an export ended early ends with a line {"error": <the error body>}',
+    },
+  },
 };
 
 function listParameters(resource: Resource): JsonSchema[] {
