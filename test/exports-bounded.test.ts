@@ -9,8 +9,8 @@ import { startServer, unique, type TestServer } from './support/server';
 
 /**
  * What one export may cost the server: EXPORT_MAX_CONCURRENT_PER_USER exports of one user at once, a
- * batch of about 1 MB of rows held for a client that does not read, and EXPORT_MAX_ROWS rows streamed
- * however the rows move.
+ * batch of about 1 MB of rows held for a client that does not read, EXPORT_MAX_ROWS rows streamed
+ * however the rows move, and CSV text that no spreadsheet runs as a formula.
  */
 type Row = Record<string, any>;
 
@@ -264,5 +264,36 @@ describe('EXPORT_MAX_ROWS while streaming', () => {
     } finally {
       await exact.close();
     }
+  });
+});
+
+describe('CSV cells', () => {
+  it("write text a spreadsheet would run as a formula with a leading ', and numbers, booleans, null and NDJSON as they are", async () => {
+    const project = await createProject(server, bigProject.organizationId, {}, alice.keys[0]);
+    const formulas = ['=HYPERLINK("https://example.com/x?a=1","open")', '+1+2', '-2', '@SUM(A1:A9)', '\tTabbed', '\rReturned'];
+    const harmless = ['Plain title', 'a = b', "'quoted already"];
+    const created: Row[] = [];
+    for (const [i, title] of [...formulas, ...harmless].entries()) {
+      created.push(await createTask(server, project.id, { title, priority: -3 - i, properties: { note: '=1+1' } }, alice.keys[0]));
+    }
+    const path = `/api/tasks?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=priority:desc`;
+
+    const csv = await server.request('GET', `${path}&format=csv`, { key: alice.keys[0] });
+    expect(csv.status, csv.text).toBe(200);
+    const [header, ...records] = parseCsv(csv.text);
+    const cells = records.map((record) => Object.fromEntries(header.map((name, i) => [name, record[i]])));
+    expect(cells.map((c) => c.title)).toEqual([...formulas.map((title) => `'${title}`), ...harmless]);
+    expect(cells.map((c) => c.priority)).toEqual(created.map((_, i) => String(-3 - i)));
+    expect(cells.every((c) => c.locked === 'false' && c.dueDate === '')).toBe(true);
+    // Objects are JSON text, never a formula, whatever they hold.
+    expect(cells.every((c) => c.properties === '{"note":"=1+1"}')).toBe(true);
+
+    const ndjson = await server.request('GET', `${path}&format=ndjson`, { key: alice.keys[0] });
+    const rows = ndjson.text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    expect(rows.map((row) => row.title)).toEqual([...formulas, ...harmless]);
+    expect(rows.map((row) => row.priority)).toEqual(created.map((_, i) => -3 - i));
   });
 });

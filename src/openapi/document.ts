@@ -113,7 +113,11 @@ const EXPORT_FORMAT = {
 
 const EXPORT_CONTENT = {
   'text/csv': {
-    schema: { type: 'string', description: 'RFC 4180: a header row of the field names, then one record per row; an export ended early lacks the final CRLF' },
+    schema: {
+      type: 'string',
+      description:
+        "RFC 4180: a header row of the field names, then one record per row; text beginning with = + - @, a tab or a carriage return has a leading '; an export ended early lacks the final CRLF",
+    },
   },
   'application/x-ndjson': {
     schema: {

@@ -120,6 +120,13 @@ function csvRecord(cells: (Json | undefined)[]): string {
 
 function csvCell(value: Json | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? notAFormula(value) : JSON.stringify(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** What a spreadsheet reads as the start of a formula (OWASP's list): such text gets a leading `'`, which keeps it text. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+function notAFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }
