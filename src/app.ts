@@ -94,6 +94,8 @@ export interface AppOptions {
   exportBatchRows?: number;
   /** RESPONSE_MAX_BYTES (default 16 MB) and REQUEST_MAX_DB_CONNECTIONS (default 2): what one request may spend. */
   requestLimits?: Partial<RequestLimits>;
+  /** EXPORT_MAX_CONCURRENT_PER_USER (default 2): the exports one user may stream at once. */
+  exportMaxConcurrentPerUser?: number;
   /**
    * DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: the hot reads of users go to these replicas (see
    * database/read-replicas.ts); read-your-writes is shared through `rateLimits.redisUrl` (REDIS_URL).
@@ -126,6 +128,7 @@ export function appOptions(config: AppConfig): AppOptions {
     eventLoopStallLogMs: config.eventLoopStallLogMs,
     webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
     exportMaxRows: config.exportMaxRows,
+    exportMaxConcurrentPerUser: config.exportMaxConcurrentPerUser,
     readReplicas: config.readReplicas,
     requestLimits: { responseMaxBytes: config.responseMaxBytes, maxDbConnections: config.requestMaxDbConnections },
   };
@@ -182,6 +185,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
     requestLimits: options.requestLimits,
+    exportMaxConcurrentPerUser: options.exportMaxConcurrentPerUser,
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };

@@ -213,6 +213,32 @@ describe('other changes of access during a running GraphQL document', () => {
   });
 });
 
+describe('a removal from a team during a running export', () => {
+  it('holds for the next batch: the rows of the organization stop there', async () => {
+    const w = await world();
+    // Rows of 600 KB: each batch of the export holds one (batches stop at about 1 MB).
+    const large = 'x'.repeat(600_000);
+    for (let i = 0; i < 9; i += 1) await createTask(server, w.project.id, { title: unique('large'), description: large });
+    const path = `/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${w.project.id}`)}`;
+    const response = await fetch(server.url + path, { headers: { 'x-api-key': w.key } });
+    expect(response.status).toBe(200);
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.done).toBe(false);
+    // The server waits for the client to take what it wrote: the removal commits between two batches.
+    expect((await server.request('DELETE', `/api/team-members/${w.membershipId}`)).status).toBe(204);
+    let text = Buffer.from(first.value!).toString('utf8');
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += Buffer.from(chunk.value).toString('utf8');
+    const lines = text.split('\n').filter((line) => line !== '');
+    for (const line of lines) expect(JSON.parse(line).projectId).toBe(w.project.id);
+    // Of the ten rows, those already read or written when the removal committed (at most what the
+    // connection's buffers hold) were sent; none of the batches read after it.
+    expect(lines.length).toBeLessThan(10);
+    const rest = await server.request('GET', path, { key: w.key });
+    expect(rest.text).toBe('');
+  });
+});
+
 describe('item statements', () => {
   it('bind the id asked for: a cached item shape reads no other row', async () => {
     const mine = await world();

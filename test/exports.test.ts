@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization, createProject, createTask } from './support/fixtures';
+import { parseCsv } from './support/csv';
 import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
@@ -77,40 +78,6 @@ async function ndjson(path: string, via = server): Promise<{ status: number; typ
           .map((line) => JSON.parse(line))
       : [];
   return { status: answer.status, type: answer.headers.get('content-type'), rows, text };
-}
-
-/** RFC 4180 records of a CSV text. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted && c === '"' && text[i + 1] === '"') {
-      cell += '"';
-      i++;
-    } else if (quoted && c === '"') {
-      quoted = false;
-    } else if (quoted) {
-      cell += c;
-    } else if (c === '"') {
-      quoted = true;
-    } else if (c === ',') {
-      record.push(cell);
-      cell = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      record.push(cell);
-      records.push(record);
-      record = [];
-      cell = '';
-      i++;
-    } else {
-      cell += c;
-    }
-  }
-  expect(cell, 'the text ends with a record').toBe('');
-  return records;
 }
 
 describe('an export', () => {

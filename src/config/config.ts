@@ -84,6 +84,8 @@ export interface AppConfig {
   webhookMaxConsecutiveFailures: number;
   /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
   exportMaxRows: number;
+  /** EXPORT_MAX_CONCURRENT_PER_USER: a user's further export while this many stream is refused (429). */
+  exportMaxConcurrentPerUser: number;
   /** DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: streaming replicas for users' reads; absent, all reads go to the primary. */
   readReplicas?: ReadReplicaSettings;
   /** RESPONSE_MAX_BYTES: an answer larger than this is refused (REST 400, GraphQL BAD_REQUEST). */
@@ -94,6 +96,9 @@ export interface AppConfig {
 
 /** Rows one CSV or NDJSON export may stream unless EXPORT_MAX_ROWS says otherwise. */
 export const DEFAULT_EXPORT_MAX_ROWS = 1_000_000;
+
+/** EXPORT_MAX_CONCURRENT_PER_USER: exports one user (all their keys and tokens) may stream at once. */
+export const DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER = 2;
 
 /** Longest shutdown grace accepted: orchestrators kill a process that takes longer than a few minutes anyway. */
 const MAX_SHUTDOWN_GRACE_SECONDS = 600;
@@ -154,6 +159,7 @@ export function loadConfig(): AppConfig {
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
     webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
+    exportMaxConcurrentPerUser: positiveInteger('EXPORT_MAX_CONCURRENT_PER_USER', DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER),
     readReplicas: readReplicaSettings(process.env.DATABASE_REPLICA_URLS, process.env.REPLICA_MAX_LAG_SECONDS),
     responseMaxBytes: positiveInteger('RESPONSE_MAX_BYTES', DEFAULT_RESPONSE_MAX_BYTES),
     requestMaxDbConnections: integerBetween('REQUEST_MAX_DB_CONNECTIONS', DEFAULT_REQUEST_MAX_DB_CONNECTIONS, 1, MAX_REQUEST_DB_CONNECTIONS),

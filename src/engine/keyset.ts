@@ -12,7 +12,7 @@ export interface SortKey {
   nullable: boolean;
 }
 
-interface Fragment {
+export interface Fragment {
   text: string;
   bindings: unknown[];
 }
@@ -28,6 +28,22 @@ export function keyOrder(keys: SortKey[]): Record<string, 'asc' | 'desc'>[] {
 /** The keys as selected columns (`__k0`, `__k1` ...). */
 export function keyColumns(keys: SortKey[]): ReturnType<typeof raw>[] {
   return keys.map((key, index) => raw(`${key.text} as "${keyColumn(index)}"`, key.bindings));
+}
+
+/**
+ * The window of the keys' order from the first row to the current one, for running totals over a
+ * batch (`sum(...) over ...`); with every key distinct (the id is the last), no two rows are peers.
+ */
+export function keyWindow(keys: SortKey[]): Fragment {
+  return {
+    text: `over (order by ${keys.map((key) => `${key.text} ${key.direction}`).join(', ')} rows between unbounded preceding and current row)`,
+    bindings: keys.flatMap((key) => key.bindings),
+  };
+}
+
+/** The order of the keys' columns (`__k0`, `__k1` ...) in a query over a keyset batch. */
+export function keyColumnOrder(keys: SortKey[]): string {
+  return keys.map((key, index) => `"${keyColumn(index)}" ${key.direction}`).join(', ');
 }
 
 /**

@@ -34,6 +34,15 @@ export function sqlOf(query: Knex.QueryBuilder | Knex.Raw): WrittenSql {
   return { text: written.toNative().sql, ormText: written.sql, bindings: [...written.bindings] as unknown[] };
 }
 
+/** The longest text of a value of each fixed-width column type (a time as ISO text, a 32-bit integer with its sign). */
+const FIXED_WIDTHS: Record<string, number> = { uuid: 36, timestamptz: 24, int: 11, integer: 11, boolean: 5, 'double precision': 24 };
+
+/** The written length of a variable-length column (JSON as its text), null as `null`. */
+function variableLength(column: string, type: string): string {
+  if (type === 'jsonb' || type === 'json') return `coalesce(octet_length(${column}::text), 4)`;
+  return `coalesce(octet_length(${column}), 4)`;
+}
+
 /** How a resource's list statements are written once, kept, and run. */
 export class ListStatements {
   private readonly written = new BoundedMap<string, WrittenList>(MAX_WRITTEN_LISTS);
@@ -77,11 +86,38 @@ export class ListStatements {
     const key = columns ? `${alias}:${columns.join(',')}` : alias;
     let selection = this.selections.get(key);
     if (!selection) {
-      const properties = ctx.em.getMetadata().get(this.resource.entity.name).properties as Record<string, { persist?: boolean; fieldNames: string[] }>;
-      const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
-      selection = names.map((name) => raw(`"${alias}"."${properties[name].fieldNames[0]}" as "${name}"`));
+      selection = this.storedFields(ctx, columns).map(({ name, column }) => raw(`"${alias}"."${column}" as "${name}"`));
       this.selections.set(key, selection);
     }
     return selection;
+  }
+
+  /**
+   * About the bytes one row takes once written out, as SQL over the row (`alias`): each field's name and
+   * punctuation as a JSON object spells them, the length of each variable-length column, and the
+   * widest text of each fixed-width one. Text lengths are read from the value's header, without
+   * decompressing it; no value is converted to text but JSON's.
+   */
+  encodedSize(ctx: RequestContext, alias: string): string {
+    const fields = this.storedFields(ctx, undefined);
+    let fixed = 0;
+    const variable: string[] = [];
+    for (const { name, column, type } of fields) {
+      fixed += Buffer.byteLength(`"${name}":"",`);
+      const width = FIXED_WIDTHS[type];
+      if (width !== undefined) fixed += width;
+      else variable.push(variableLength(`"${alias}"."${column}"`, type));
+    }
+    return `(${[...variable, String(fixed)].join(' + ')})`;
+  }
+
+  /** The stored fields asked for (all of them by default), their columns and column types. */
+  private storedFields(ctx: RequestContext, columns: string[] | undefined): { name: string; column: string; type: string }[] {
+    const properties = ctx.em.getMetadata().get(this.resource.entity.name).properties as Record<
+      string,
+      { persist?: boolean; fieldNames: string[]; columnTypes?: string[] }
+    >;
+    const names = (columns ?? this.resource.fields.map((f) => f.name)).filter((name) => properties[name] && properties[name].persist !== false);
+    return names.map((name) => ({ name, column: properties[name].fieldNames[0], type: (properties[name].columnTypes?.[0] ?? '').replace(/\(.*$/, '') }));
   }
 }

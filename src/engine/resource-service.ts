@@ -25,7 +25,7 @@ import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
 import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
-import { ListStatements, sqlOf } from './list-statements';
+import { ListStatements, sqlOf, type WrittenSql } from './list-statements';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
@@ -42,7 +42,7 @@ import {
 import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
 import { assertPublicPaths, hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
-import { afterLast, keyColumn, keyColumns, keyOrder, type SortKey } from './keyset';
+import { afterLast, keyColumn, keyColumnOrder, keyColumns, keyOrder, keyWindow, type SortKey } from './keyset';
 import {
   columnsOf,
   COUNTED_SUMMARY,
@@ -55,6 +55,13 @@ import {
   type JsonRow,
   type PageSummaryField,
 } from './json-pages';
+
+/** About the most bytes of rows, once written out, one batch of an export holds: what a reader who stops costs the server. */
+export const EXPORT_BATCH_BYTES = 1024 * 1024;
+/** Columns of an export batch's rows besides the fields: the running size, the position in the batch, whether a row follows. */
+const BYTES_COLUMN = '__bytes';
+const POSITION_COLUMN = '__n';
+const MORE_COLUMN = '__more';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
 export interface ListParams {
@@ -765,7 +772,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * and no connection is held between batches (a slow reader holds none).
    */
   async exportRows(ctx: RequestContext, params: ListParams): Promise<{ total: number; batches: AsyncGenerator<T[]> }> {
-    const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
+    const { exportMaxRows: maxRows } = ctx.services;
     // An export streams its rows rather than answering them: RESPONSE_MAX_BYTES does not bound it.
     ctx.budget = ctx.budget.streaming();
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
@@ -775,25 +782,67 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (total > maxRows) {
       throw new BadRequestError(`the export matches ${total} rows, more than EXPORT_MAX_ROWS (${maxRows}): narrow it with filter or query`);
     }
-    return { total, batches: this.keysetBatches(ctx, plan, await this.sortKeys(ctx, plan.sort), batchSize) };
+    return { total, batches: this.keysetBatches(ctx, params, plan, await this.sortKeys(ctx, plan.sort)) };
   }
 
-  private async *keysetBatches(ctx: RequestContext, plan: ListPlan, keys: SortKey[], batchSize: number): AsyncGenerator<T[]> {
+  /**
+   * The batches of an export: each at most `exportBatchRows` rows and about EXPORT_BATCH_BYTES of them
+   * written out (never less than one row), so that a reader who holds one back holds little; and no
+   * more than `exportMaxRows` rows in all, however the rows move while they are read (a row whose sort
+   * key changes behind the last batch comes again): an export with more ends with an error.
+   */
+  private async *keysetBatches(ctx: RequestContext, params: ListParams, plan: ListPlan, keys: SortKey[]): AsyncGenerator<T[]> {
+    const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
     let last: unknown[] | undefined;
+    let streamed = 0;
+    let plannedAt = ctx.services.accessCache.version;
     for (;;) {
-      const batch = ctx.em
-        .createQueryBuilder(this.entity, 'e0')
-        .select([...this.lists.selection(ctx, 'e0', undefined), ...keyColumns(keys)] as never)
-        .where(and(plan.where(), last && afterLast(keys, last)))
-        .orderBy(keyOrder(keys) as never)
-        .limit(batchSize);
-      const rows = await this.lists.run(ctx, sqlOf(batch.getKnexQuery()));
+      // A change of access that committed while the export streams holds for its next batch.
+      if (ctx.services.accessCache.version !== plannedAt) {
+        plannedAt = ctx.services.accessCache.version;
+        await ctx.confirmAccess();
+        plan = await this.plan(ctx, params);
+        keys = await this.sortKeys(ctx, plan.sort);
+      }
+      const rows = await this.lists.run(ctx, this.exportBatch(ctx, plan, keys, last, Math.min(batchSize, maxRows - streamed)));
       if (rows.length === 0) return;
       const end = rows[rows.length - 1];
       last = keys.map((_, index) => end[keyColumn(index)]);
+      streamed += rows.length;
       yield rowsSeenBy(ctx, this.resource, rows as T[]);
-      if (rows.length < batchSize) return;
+      if (!end[MORE_COLUMN]) return;
+      if (streamed >= maxRows)
+        throw new BadRequestError(
+          `the export reached EXPORT_MAX_ROWS (${maxRows}) rows as it was streamed, and more rows follow: it ends here; narrow it with filter or query`,
+        );
     }
+  }
+
+  /**
+   * One batch of an export as a statement: up to `limit` rows after `last`, cut where their running size
+   * passes EXPORT_BATCH_BYTES (the first row always kept), each row saying whether another follows it.
+   */
+  private exportBatch(ctx: RequestContext, plan: ListPlan, keys: SortKey[], last: unknown[] | undefined, limit: number): WrittenSql {
+    const window = keyWindow(keys);
+    const rows = ctx.em
+      .createQueryBuilder(this.entity, 'e0')
+      .select([
+        ...this.lists.selection(ctx, 'e0', undefined),
+        ...keyColumns(keys),
+        raw(`sum(${this.lists.encodedSize(ctx, 'e0')}) ${window.text} as "${BYTES_COLUMN}"`, window.bindings),
+        raw(`row_number() ${window.text} as "${POSITION_COLUMN}"`, window.bindings),
+        raw(`lead(true) ${window.text} as "${MORE_COLUMN}"`, window.bindings),
+      ] as never)
+      .where(and(plan.where(), last && afterLast(keys, last)))
+      .orderBy(keyOrder(keys) as never)
+      .limit(limit);
+    const knex = ctx.em.getKnex();
+    const within = knex
+      .select('*')
+      .from(rows.getKnexQuery().as('b'))
+      .where(knex.raw(`"${BYTES_COLUMN}" <= ? or "${POSITION_COLUMN}" = 1`, [EXPORT_BATCH_BYTES]))
+      .orderByRaw(keyColumnOrder(keys));
+    return sqlOf(within);
   }
 
   /** The list's order (the sort terms, else the default order, then the id) as keys over the row. */

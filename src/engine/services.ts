@@ -1,9 +1,10 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
-import { DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
+import { DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER, DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { Reads } from '../database/read-pool';
 import { AccessCache } from './access-cache';
+import { ExportSlots } from './export-slots';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
 import { DEFAULT_REQUEST_LIMITS, RequestBudget, type RequestLimits } from './request-budget';
@@ -27,6 +28,8 @@ export interface EngineOptions {
   exportBatchRows?: number;
   /** RESPONSE_MAX_BYTES and REQUEST_MAX_DB_CONNECTIONS: what one API request may spend. */
   requestLimits?: Partial<RequestLimits>;
+  /** EXPORT_MAX_CONCURRENT_PER_USER: the exports one user may stream at once (default 2). */
+  exportMaxConcurrentPerUser?: number;
 }
 
 /** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
@@ -59,18 +62,21 @@ export class Services {
 
   /** What one API request may spend (see request-budget.ts). */
   readonly requestLimits: RequestLimits;
+  /** The exports streaming now, by user. */
+  readonly exportSlots: ExportSlots;
 
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, exportMaxConcurrentPerUser, ...dependencies } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
     this.requestLimits = { ...DEFAULT_REQUEST_LIMITS, ...requestLimits };
+    this.exportSlots = new ExportSlots(exportMaxConcurrentPerUser ?? DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER);
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {

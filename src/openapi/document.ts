@@ -112,8 +112,19 @@ const EXPORT_FORMAT = {
 };
 
 const EXPORT_CONTENT = {
-  'text/csv': { schema: { type: 'string', description: 'RFC 4180: a header row of the field names, then one record per row' } },
-  'application/x-ndjson': { schema: { type: 'string', description: 'One JSON object per line, as the page shows each row' } },
+  'text/csv': {
+    schema: {
+      type: 'string',
+      description:
+        "RFC 4180: a header row of the field names, then one record per row; text beginning with = + - @, a tab or a carriage return has a leading '; an export ended early lacks the final CRLF",
+    },
+  },
+  'application/x-ndjson': {
+    schema: {
+      type: 'string',
+      description: 'One JSON object per line, as the page shows each row; an export ended early ends with a line {"error": <the error body>}',
+    },
+  },
 };
 
 function listParameters(resource: Resource): JsonSchema[] {
@@ -217,7 +228,7 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         summary: `List ${words(resource.listName)}`,
         description:
           `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. ` +
-          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS). ` +
+          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS; 429 while the user streams EXPORT_MAX_CONCURRENT_PER_USER exports). ` +
           `GraphQL query \`${resource.listName}\`.`,
         parameters: [...parent, ...listParameters(resource), EXPORT_FORMAT, IF_NONE_MATCH],
         responses: {

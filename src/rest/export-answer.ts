@@ -1,6 +1,7 @@
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../engine/context';
-import { BadRequestError } from '../errors/api-error';
+import { BadRequestError, type ApiError } from '../errors/api-error';
+import { normalizeError } from '../errors/normalize-error';
 import { logger } from '../logging/logger';
 import type { Resource } from '../model/resource';
 import { presentAll, presentedFieldNames, type Json } from './present';
@@ -26,9 +27,40 @@ export function exportFormatOf(req: Request): ExportFormat | undefined {
   return preferred === 'text/csv' ? 'csv' : preferred === 'application/x-ndjson' ? 'ndjson' : undefined;
 }
 
+/** How one format spells an export: its first text, each row, its last text, and its end after a failure. */
+interface ExportWriter {
+  start: string;
+  row(row: Json): string;
+  end: string;
+  failed(error: ApiError): string;
+}
+
+/**
+ * CSV: the header record, then each record preceded by its line break, and the last line break at the
+ * end only: an export that fails ends without it, which tells it from a whole one.
+ */
+function csvWriter(names: string[]): ExportWriter {
+  return {
+    start: csvRecord(names),
+    row: (row) => `\r\n${csvRecord(names.map((name) => (row as Record<string, Json>)[name]))}`,
+    end: '\r\n',
+    failed: () => '',
+  };
+}
+
+/** NDJSON: one object per line; an export that fails ends with a line `{"error": <the API's error body>}`. */
+const ndjsonWriter: ExportWriter = {
+  start: '',
+  row: (row) => `${JSON.stringify(row)}\n`,
+  end: '',
+  failed: (error) => `${JSON.stringify({ error: error.toBody() })}\n`,
+};
+
 /**
  * Streams the rows of an export as they are read, batch by batch: the next batch is read only once
- * the client has taken the last (backpressure), and a client that goes away stops the reading.
+ * the client has taken the last (backpressure), and a client that goes away stops the reading. A
+ * failure once the status line has gone (the row limit reached as the rows moved, the database gone)
+ * ends the answer as its format says and is logged.
  */
 export async function sendExport(
   ctx: RequestContext,
@@ -37,25 +69,29 @@ export async function sendExport(
   format: ExportFormat,
   batches: AsyncGenerator<object[]>,
 ): Promise<void> {
-  const names = presentedFieldNames(resource);
-  const encode =
-    format === 'csv' ? (row: Json) => csvLine(names.map((name) => (row as Record<string, Json>)[name])) : (row: Json) => `${JSON.stringify(row)}\n`;
+  const writer = format === 'csv' ? csvWriter(presentedFieldNames(resource)) : ndjsonWriter;
   res.status(200).type(MEDIA_TYPES[format]);
   res.setHeader('content-disposition', `attachment; filename="${resource.path.replaceAll('/', '-').replace(/[{}]/g, '')}.${format}"`);
   try {
-    if (format === 'csv') await written(res, csvLine(names));
+    await written(res, writer.start);
     for await (const batch of batches) {
       if (res.destroyed) break;
-      const presented = await presentAll(ctx, resource, batch);
-      ctx.loaders.clear();
-      await written(res, presented.map(encode).join(''));
+      await written(res, await encoded(ctx, resource, batch, writer));
     }
-    res.end();
-  } catch (error) {
-    // The status line has gone: all a client can be told is that the answer ends early.
-    logger.error({ err: error, resource: resource.path }, 'export failed while streaming');
-    res.destroy();
+    ended(res, writer.end);
+  } catch (thrown) {
+    const error = normalizeError(thrown);
+    const log = error.status >= 500 ? logger.error.bind(logger) : logger.warn.bind(logger);
+    log({ resource: resource.path, status: error.status, userId: ctx.user?.id }, `export ended early: ${error.message}`);
+    ended(res, writer.failed(error));
   }
+}
+
+/** The text of one batch, its rows presented as the JSON list shows them. */
+async function encoded(ctx: RequestContext, resource: Resource, batch: object[], writer: ExportWriter): Promise<string> {
+  const presented = await presentAll(ctx, resource, batch);
+  ctx.loaders.clear();
+  return presented.map(writer.row).join('');
 }
 
 /** Waits until `chunk` is taken by the client (or the client is gone). */
@@ -72,13 +108,25 @@ async function written(res: Response, chunk: string): Promise<void> {
   });
 }
 
-/** One CSV record (RFC 4180): objects and arrays as JSON text, numbers and booleans as theirs, null as an empty cell. */
-function csvLine(cells: (Json | undefined)[]): string {
-  return `${cells.map(csvCell).join(',')}\r\n`;
+/** Ends the answer with `last`, unless the client has gone. */
+function ended(res: Response, last: string): void {
+  if (!res.destroyed) res.end(last);
+}
+
+/** One CSV record (RFC 4180) without its line break: objects and arrays as JSON text, numbers and booleans as theirs, null as an empty cell. */
+function csvRecord(cells: (Json | undefined)[]): string {
+  return cells.map(csvCell).join(',');
 }
 
 function csvCell(value: Json | undefined): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const text = typeof value === 'string' ? notAFormula(value) : JSON.stringify(value);
   return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}
+
+/** What a spreadsheet reads as the start of a formula (OWASP's list): such text gets a leading `'`, which keeps it text. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+function notAFormula(text: string): string {
+  return FORMULA_START.test(text) ? `'${text}` : text;
 }

@@ -53,8 +53,14 @@ export function resourceRouter(resource: Resource): Router {
     const ctx = contextOf(req);
     const format = exportFormatOf(req);
     if (format) {
-      const { batches } = await service(req).exportRows(ctx, listParams(req, resource));
-      return sendExport(ctx, res, resource, format, batches);
+      // Counted from before the rows are counted until the last is written or the client has gone.
+      const release = ctx.services.exportSlots.take(ctx.user?.id ?? '');
+      try {
+        const { batches } = await service(req).exportRows(ctx, listParams(req, resource));
+        return await sendExport(ctx, res, resource, format, batches);
+      } finally {
+        release();
+      }
     }
     const result = await service(req).list(ctx, listParams(req, resource));
     if (pageNotModified(req, res, result.items, result.totalElements)) return;
