@@ -110,8 +110,10 @@ async function send(ctx: RequestContext, target: DeliveryTarget): Promise<Outcom
     };
   } catch (error) {
     const failure = exchange.failure(error);
-    // The guard refuses before any request is made, and would refuse again: no retry.
-    if (failure instanceof EgressDeniedError) return { statusCode: null, durationMs: elapsed(), error: `egress denied: ${failure.reason}`, retry: false };
+    // The guard refuses before any request is made, and would refuse again: no retry. Members read the
+    // delivery log, so the refusal names the host and the kind of address, never the address itself.
+    if (failure instanceof EgressDeniedError)
+      return { statusCode: null, durationMs: elapsed(), error: `refused by the egress policy: ${failure.reasonWithoutAddress}`, retry: false };
     return { statusCode: null, durationMs: elapsed(), error: failure.message, retry: true };
   } finally {
     exchange.finish();
