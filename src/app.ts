@@ -120,7 +120,7 @@ export function appOptions(config: AppConfig): AppOptions {
     aiGateway: config.aiGateway,
     metricsPublic: config.metricsPublic,
     eventLoopStallLogMs: config.eventLoopStallLogMs,
-    webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
+    webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures, maxEndpointsPerOrganization: config.webhookMaxEndpointsPerOrganization },
     exportMaxRows: config.exportMaxRows,
     readReplicas: config.readReplicas,
   };

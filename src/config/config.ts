@@ -25,6 +25,9 @@ export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
 export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
 
+/** WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION: webhook endpoints one organization may have. */
+export const DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION = 20;
+
 /** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
 export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
 
@@ -74,6 +77,8 @@ export interface AppConfig {
   eventLoopStallLogMs: number;
   /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
   webhookMaxConsecutiveFailures: number;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION: creating a webhook endpoint beyond it is refused (409). */
+  webhookMaxEndpointsPerOrganization: number;
   /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
   exportMaxRows: number;
   /** DATABASE_REPLICA_URLS and REPLICA_MAX_LAG_SECONDS: streaming replicas for users' reads; absent, all reads go to the primary. */
@@ -141,6 +146,7 @@ export function loadConfig(): AppConfig {
     shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
     webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
+    webhookMaxEndpointsPerOrganization: positiveInteger('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
     readReplicas: readReplicaSettings(process.env.DATABASE_REPLICA_URLS, process.env.REPLICA_MAX_LAG_SECONDS),
   };
