@@ -32,7 +32,7 @@ import { operationRoutersBySegment } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
 import { listen } from './database/listener';
-import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
+import { countJobs, JobWorker, migrateJobQueue, queuesPerOrganization } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool, type Reads } from './database/read-pool';
 import { ReplicatedReads } from './database/read-replicas';
@@ -176,6 +176,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     webhooks: webhookSettings(options.webhooks),
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
+    jobQueuesPerOrganization: queuesPerOrganization(options.workerConcurrency ?? 0),
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };

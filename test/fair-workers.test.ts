@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lookup } from 'node:dns/promises';
+import { FORGET_IDLE_QUEUES_JOB, queuesPerOrganization } from '../src/jobs/job-queue';
 import type { HostResolver } from '../src/egress/egress-guard';
 import { scratchDatabase, type ScratchDatabase } from './reliability/support/database';
 import { callersOf, type Caller } from './support/callers';
-import { createOrganization } from './support/fixtures';
+import { createOrganization, createProject, createTask } from './support/fixtures';
 import { until } from './support/server-process';
 import { startServer, unique, type TestServer } from './support/server';
-import { WebhookReceiver } from './support/webhook-receiver';
+import { WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver';
 
 /**
  * One organization's background work never delays another's: organization A floods the job queue with
@@ -19,6 +20,8 @@ import { WebhookReceiver } from './support/webhook-receiver';
 const WORKERS = 4;
 /** How long A's receiver takes to answer each delivery. */
 const SLOW_ANSWER_MS = 3_000;
+/** The contract: another organization's next job starts within this. */
+const FAIR_START_MS = 5_000;
 const DEFAULT_MAX_ENDPOINTS = 20;
 
 /** A host name that resolves to a private address; every other name as the system resolves it. */
@@ -35,6 +38,9 @@ let ownerA: Caller;
 let ownerB: Caller;
 let organizationA: Row;
 let organizationB: string;
+
+/** A's deliveries being answered right now, and the most there ever were at once. */
+const slow = { inFlight: 0, most: 0 };
 
 beforeAll(async () => {
   database = await scratchDatabase('platform_fair_workers');
@@ -64,9 +70,135 @@ async function endpoint(owner: Caller, organizationId: string, path: string, eve
   return rest(owner, 'POST', '/api/webhook-endpoints', 201, { organizationId, url, eventTypes });
 }
 
+/** A's endpoints (and its bridge) answer 200 after SLOW_ANSWER_MS; each request counts in flight until then. */
+function answerSlowly(path: string, secret = 'unsigned'): void {
+  receiver.register(path, secret, () => {
+    slow.inFlight++;
+    slow.most = Math.max(slow.most, slow.inFlight);
+    setTimeout(() => slow.inFlight--, SLOW_ANSWER_MS);
+    return { status: 200, afterMs: SLOW_ANSWER_MS };
+  });
+}
+
+/**
+ * A's trigger on its project's `task_created`: an activity whose one step calls a bridge endpoint that
+ * answers slowly (as A's webhook receiver does).
+ */
+async function slowTrigger(projectId: string): Promise<void> {
+  answerSlowly('/slow-bridge');
+  const bridge = await rest(ownerA, 'POST', '/api/service-bridges', 201, {
+    organizationId: organizationA.id,
+    name: unique('SlowBridge'),
+    baseUrl: receiver.url(''),
+    endpoints: [{ name: 'slow', path: '/slow-bridge' }],
+  });
+  const plan = await rest(ownerA, 'POST', '/api/activity-plans', 201, {
+    organizationId: organizationA.id,
+    name: unique('SlowPlan'),
+    steps: [{ ref: 'slow', stepType: 'BRIDGE_CALL', options: { bridge: bridge.slug, endpointName: 'slow' } }],
+  });
+  await rest(ownerA, 'POST', '/api/triggers', 201, {
+    name: unique('SlowTrigger'),
+    projectId,
+    eventKind: 'task_created',
+    activityPlanRef: `activity-plan://${organizationA.slug}/${plan.slug}`,
+  });
+}
+
+/** The first request the receiver gets at `path`. */
+function firstRequestTo(path: string): Promise<ReceivedWebhook & { arrivedAt: number }> {
+  return new Promise((resolved) => {
+    const earlier = receiver.onRequest;
+    receiver.onRequest = (request) => {
+      earlier?.(request);
+      if (request.path === path) resolved({ ...request, arrivedAt: Date.now() });
+    };
+  });
+}
+
 async function deliveriesOf(owner: Caller, endpointId: string): Promise<Row[]> {
   return (await rest(owner, 'GET', `/api/webhook-deliveries?pageSize=100&filter=${encodeURIComponent(`endpointId==${endpointId}`)}`, 200)).content;
 }
+
+describe('job workers shared fairly between organizations', () => {
+  let projectA: string;
+  const activitiesOfA = async () =>
+    (await rest(ownerA, 'GET', `/api/activities?pageSize=100&filter=${encodeURIComponent(`projectId==${projectA}`)}`, 200)).content;
+
+  it('starts another organization’s delivery within 5 s while one organization floods the queue, which never holds more than half the workers', async () => {
+    const half = Math.floor(WORKERS / 2);
+    expect(queuesPerOrganization(WORKERS)).toBe(half);
+    projectA = (await createProject(server, organizationA.id, {}, ownerA.key)).id;
+    for (let i = 0; i < DEFAULT_MAX_ENDPOINTS; i++) {
+      const path = `/busy/${i}`;
+      answerSlowly(path, (await endpoint(ownerA, organizationA.id, path, ['task_created'])).signingSecret);
+    }
+    await slowTrigger(projectA);
+    // 2 events to 20 endpoints and a trigger: 40 deliveries and 2 activities of 3 s each, 2 trigger
+    // runs, far more than the workers can take at once.
+    for (let i = 0; i < 2; i++) await createTask(server, projectA, { name: unique('busy') }, ownerA.key);
+    await until('A holding every worker it may', () => slow.inFlight === half, 20_000);
+
+    const quiet = await endpoint(ownerB, organizationB, '/quiet', ['task_created']);
+    receiver.register('/quiet', quiet.signingSecret, () => 204);
+    const projectB = (await createProject(server, organizationB, {}, ownerB.key)).id;
+    const arrival = firstRequestTo('/quiet');
+    const task = await createTask(server, projectB, { name: unique('quiet') }, ownerB.key);
+    const request = await arrival;
+    expect(request.verified).toBe(true);
+    expect(request.payload!.data.eventDetail.taskId).toBe(task.id);
+    // From the event's time (set before its transaction commits) to the delivery's arrival.
+    const waited = request.arrivedAt - Date.parse(request.payload!.data.dateTime);
+    expect(waited, `B's delivery started ${waited} ms after its event`).toBeLessThan(FAIR_START_MS);
+
+    // A still had deliveries waiting all along, and never more than half of the workers.
+    const waiting = Number(
+      (
+        await server.orm.em
+          .fork()
+          .getConnection()
+          .execute(`select count(*) as n from webhook_delivery where organization_id = ? and status = 'PENDING'`, [organizationA.id])
+      )[0].n,
+    );
+    expect(waiting).toBeGreaterThan(WORKERS);
+    expect(slow.most).toBe(half);
+  }, 120_000);
+
+  it('runs A’s trigger runs and activities within the same half of the workers as its deliveries', async () => {
+    let activities: Row[] = [];
+    await until(
+      'A’s activities completed',
+      async () => (activities = await activitiesOfA()).length === 2 && activities.every((a) => a.status === 'COMPLETED'),
+      90_000,
+    );
+    expect(receiver.to('/slow-bridge')).toHaveLength(2);
+    expect(slow.most).toBe(Math.floor(WORKERS / 2));
+  }, 120_000);
+
+  it('drops, on its hourly job, the queues of an organization with nothing waiting in them, and keeps those with a job', async () => {
+    const connection = server.orm.em.fork().getConnection();
+    const queuesOf = async (organizationId: string) =>
+      (
+        await connection.execute<{ queue_name: string }[]>(`select queue_name from graphile_worker._private_job_queues where queue_name like ? order by 1`, [
+          `org:${organizationId}:%`,
+        ])
+      ).map((row) => row.queue_name);
+    // B's delivery ran in one of B's queues; one more queue of B holds a job due in an hour.
+    expect((await queuesOf(organizationB)).length).toBeGreaterThan(0);
+    const kept = `org:${organizationB}:1`;
+    const [{ id }] = await connection.execute(
+      `select id from graphile_worker.add_job('deliver-webhook', '{}'::json, queue_name => ?, run_at => now() + interval '1 hour')`,
+      [kept],
+    );
+    try {
+      await connection.execute(`select graphile_worker.add_job(?)`, [FORGET_IDLE_QUEUES_JOB]);
+      await until('B’s idle queues dropped', async () => (await queuesOf(organizationB)).length === 1, 20_000);
+      expect(await queuesOf(organizationB)).toEqual([kept]);
+    } finally {
+      await connection.execute('delete from graphile_worker._private_jobs where id = ?', [id]);
+    }
+  }, 60_000);
+});
 
 describe('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', () => {
   function expectCapConflict(answer: { status: number; text: string; body: Row }): void {

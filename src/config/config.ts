@@ -31,6 +31,9 @@ export const DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION = 20;
 /** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
 export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
 
+/** WORKER_CONCURRENCY: jobs one process runs at once. */
+export const DEFAULT_WORKER_CONCURRENCY = 4;
+
 /** More jobs at once than connections a process should hold is a mistake, not a setting. */
 const MAX_WORKER_CONCURRENCY = 64;
 
@@ -136,7 +139,7 @@ export function loadConfig(): AppConfig {
       process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
       process.env.DATA_LAKE_S3_ENDPOINT || undefined,
     ),
-    workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
+    workerConcurrency: integerBetween('WORKER_CONCURRENCY', DEFAULT_WORKER_CONCURRENCY, 0, MAX_WORKER_CONCURRENCY),
     expressionTimeoutMs: positiveInteger('EXPRESSION_TIMEOUT_MS', DEFAULT_EXPRESSION_TIMEOUT_MS),
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,

@@ -3,6 +3,7 @@ import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { Reads } from '../database/read-pool';
+import { queuesPerOrganization, type JobOwner } from '../jobs/job-queue';
 import { AccessCache } from './access-cache';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
@@ -24,6 +25,8 @@ export interface EngineOptions {
   exportMaxRows?: number;
   /** Rows an export reads per statement (default 1,000; tests make it small to cross many batches). */
   exportBatchRows?: number;
+  /** Named job queues of each organization (job-queue.ts `queuesPerOrganization`; default that of WORKER_CONCURRENCY's default). */
+  jobQueuesPerOrganization?: number;
 }
 
 /** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
@@ -54,16 +57,20 @@ export class Services {
   /** Rows an export reads per statement. */
   readonly exportBatchRows: number;
 
+  /** Named job queues of each organization: the most jobs of one organization running at once. */
+  readonly jobQueuesPerOrganization: number;
+
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, jobQueuesPerOrganization, ...dependencies } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
+    this.jobQueuesPerOrganization = jobQueuesPerOrganization ?? queuesPerOrganization(0);
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {
@@ -86,5 +93,10 @@ export class Services {
 
   forEntity<T extends object>(entity: EntityClass<T>): ResourceService<T & BaseEntity> | undefined {
     return this.byEntity.get(entity) as ResourceService<T & BaseEntity> | undefined;
+  }
+
+  /** The owner of a job about `subject` in the organization: which of its queues the job waits in. */
+  jobOwner(organizationId: string, subject: string): JobOwner {
+    return { organizationId, subject, queues: this.jobQueuesPerOrganization };
   }
 }

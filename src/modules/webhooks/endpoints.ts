@@ -103,7 +103,7 @@ export async function sendTestEvent(ctx: RequestContext, id: string): Promise<We
       roundAttempts: 0,
       payload: webhookBody(TEST_EVENT_TYPE, now, data),
     });
-    await enqueueAttempt(tx, delivery.id);
+    await enqueueAttempt(tx, delivery);
     return {};
   });
   return delivery!;
