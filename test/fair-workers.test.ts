@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
+import pg from 'pg';
 import { FORGET_IDLE_QUEUES_JOB, queuesPerOrganization } from '../src/jobs/job-queue';
 import type { HostResolver } from '../src/egress/egress-guard';
 import { scratchDatabase, type ScratchDatabase } from './reliability/support/database';
@@ -174,6 +176,24 @@ describe('job workers shared fairly between organizations', () => {
     expect(receiver.to('/slow-bridge')).toHaveLength(2);
     expect(slow.most).toBe(Math.floor(WORKERS / 2));
   }, 120_000);
+
+  it('wakes the workers when a queue is freed, as when a job is added (the job behind the one that ran need not wait for a poll)', async () => {
+    const listener = new pg.Client({ connectionString: database.url });
+    await listener.connect();
+    const queue = `org:${randomUUID()}:0`;
+    const heard: string[] = [];
+    listener.on('notification', (message) => heard.push(message.payload ?? ''));
+    try {
+      await listener.query('listen "jobs:insert"');
+      await listener.query(`insert into graphile_worker._private_job_queues (queue_name, locked_at, locked_by) values ($1, now(), 'a worker')`, [queue]);
+      await listener.query(`update graphile_worker._private_job_queues set locked_at = null, locked_by = null where queue_name = $1`, [queue]);
+      await until('the freed queue announced', () => heard.some((payload) => JSON.parse(payload).queue === queue), 10_000);
+      expect(heard.map((payload) => JSON.parse(payload)).find((payload) => payload.queue === queue)).toEqual({ count: 1, queue });
+    } finally {
+      await listener.query('delete from graphile_worker._private_job_queues where queue_name = $1', [queue]);
+      await listener.end();
+    }
+  });
 
   it('drops, on its hourly job, the queues of an organization with nothing waiting in them, and keeps those with a job', async () => {
     const connection = server.orm.em.fork().getConnection();

@@ -39,6 +39,37 @@ function graphileWorker() {
 export async function migrateJobQueue(connectionString: string): Promise<void> {
   const { module, logger: queueLogger } = await graphileWorker();
   await module.runMigrations({ connectionString, logger: queueLogger, schema: JOB_SCHEMA });
+  await announceFreedQueues(connectionString);
+}
+
+/**
+ * A named queue's next job waits until the job before it is completed, and graphile-worker completes a
+ * job in the background while its worker already looks for the next one: a job added to a queue that was
+ * still taken (by the job that asked for it, say) would be found only at the next poll, a second later.
+ * So a queue freed on commit wakes a worker, as an added job does (`jobs:insert`). Installed once per
+ * start (processes starting together take turns).
+ */
+async function announceFreedQueues(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(`begin;
+      select pg_advisory_xact_lock(${LIVENESS_LOCK_CLASS}, hashtext('announce-freed-queues'));
+      create or replace function ${JOB_SCHEMA}.tg_job_queue_freed() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('jobs:insert', json_build_object('count', 1, 'queue', new.queue_name)::text);
+          return null;
+        end;
+      $$;
+      create or replace trigger _900_job_queue_freed after update of locked_at on ${JOB_SCHEMA}._private_job_queues
+        for each row when (old.locked_at is not null and new.locked_at is null) execute function ${JOB_SCHEMA}.tg_job_queue_freed();
+      commit;`);
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
 }
 
 /**
