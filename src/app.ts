@@ -32,7 +32,7 @@ import { operationRoutersBySegment } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
 import { listen } from './database/listener';
-import { countJobs, JobWorker, migrateJobQueue } from './jobs/job-queue';
+import { countJobs, JobWorker, migrateJobQueue, queuesPerOrganization } from './jobs/job-queue';
 import { ormPoolUsage } from './database/pool-usage';
 import { ReadPool, type Reads } from './database/read-pool';
 import { ReplicatedReads } from './database/read-replicas';
@@ -126,7 +126,7 @@ export function appOptions(config: AppConfig): AppOptions {
     aiGateway: config.aiGateway,
     metricsPublic: config.metricsPublic,
     eventLoopStallLogMs: config.eventLoopStallLogMs,
-    webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures },
+    webhooks: { maxConsecutiveFailures: config.webhookMaxConsecutiveFailures, maxEndpointsPerOrganization: config.webhookMaxEndpointsPerOrganization },
     exportMaxRows: config.exportMaxRows,
     exportMaxConcurrentPerUser: config.exportMaxConcurrentPerUser,
     readReplicas: config.readReplicas,
@@ -186,6 +186,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     exportBatchRows: options.exportBatchRows,
     requestLimits: options.requestLimits,
     exportMaxConcurrentPerUser: options.exportMaxConcurrentPerUser,
+    jobQueuesPerOrganization: queuesPerOrganization(options.workerConcurrency ?? 0),
   });
   const idempotentAnswers = new IdempotencyStore(orm);
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };

@@ -25,8 +25,14 @@ export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
 export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
 
+/** WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION: webhook endpoints one organization may have. */
+export const DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION = 20;
+
 /** EXPRESSION_TIMEOUT_MS: how long one evaluation of a user's JSONata may run before it fails. */
 export const DEFAULT_EXPRESSION_TIMEOUT_MS = 1000;
+
+/** WORKER_CONCURRENCY: jobs one process runs at once. */
+export const DEFAULT_WORKER_CONCURRENCY = 4;
 
 /** RESPONSE_MAX_BYTES: the largest answer one request may be given (16 MB). */
 export const DEFAULT_RESPONSE_MAX_BYTES = 16 * 1024 * 1024;
@@ -82,6 +88,8 @@ export interface AppConfig {
   eventLoopStallLogMs: number;
   /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
   webhookMaxConsecutiveFailures: number;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION: creating a webhook endpoint beyond it is refused (409). */
+  webhookMaxEndpointsPerOrganization: number;
   /** EXPORT_MAX_ROWS: a CSV or NDJSON export matching more rows is refused (400) before any is streamed. */
   exportMaxRows: number;
   /** EXPORT_MAX_CONCURRENT_PER_USER: a user's further export while this many stream is refused (429). */
@@ -148,7 +156,7 @@ export function loadConfig(): AppConfig {
       process.env.DATA_LAKE_DIR || join(process.env.DATA_DIR || '.data', 'lake'),
       process.env.DATA_LAKE_S3_ENDPOINT || undefined,
     ),
-    workerConcurrency: integerBetween('WORKER_CONCURRENCY', 4, 0, MAX_WORKER_CONCURRENCY),
+    workerConcurrency: integerBetween('WORKER_CONCURRENCY', DEFAULT_WORKER_CONCURRENCY, 0, MAX_WORKER_CONCURRENCY),
     expressionTimeoutMs: positiveInteger('EXPRESSION_TIMEOUT_MS', DEFAULT_EXPRESSION_TIMEOUT_MS),
     analyticsEmbed: readAnalyticsEmbedConfig(file.analyticsEmbed),
     analyticsEmbedSigningKeyPem: process.env.ANALYTICS_EMBED_SIGNING_KEY_PEM || undefined,
@@ -158,6 +166,7 @@ export function loadConfig(): AppConfig {
     shutdownGraceSeconds: integerBetween('SHUTDOWN_GRACE_SECONDS', 10, 0, MAX_SHUTDOWN_GRACE_SECONDS),
     eventLoopStallLogMs: positiveInteger('EVENT_LOOP_STALL_LOG_MS', DEFAULT_EVENT_LOOP_STALL_LOG_MS),
     webhookMaxConsecutiveFailures: positiveInteger('WEBHOOK_MAX_CONSECUTIVE_FAILURES', DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES),
+    webhookMaxEndpointsPerOrganization: positiveInteger('WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION', DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION),
     exportMaxRows: positiveInteger('EXPORT_MAX_ROWS', DEFAULT_EXPORT_MAX_ROWS),
     exportMaxConcurrentPerUser: positiveInteger('EXPORT_MAX_CONCURRENT_PER_USER', DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER),
     readReplicas: readReplicaSettings(process.env.DATABASE_REPLICA_URLS, process.env.REPLICA_MAX_LAG_SECONDS),

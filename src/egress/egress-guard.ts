@@ -86,8 +86,8 @@ export class EgressGuard {
     const exempt = this.allowlist.has(host) && !isMetadataAddress(address);
     const refused = exempt ? undefined : refusedAddress(address);
     if (!refused) return;
-    const literal = host === bareHost(address);
-    throw new EgressDeniedError(literal ? `${refused.address} is ${refused.kind}` : `${host} resolves to ${refused.address}, ${refused.kind}`);
+    if (host === bareHost(address)) throw new EgressDeniedError(`${refused.address} is ${refused.kind}`);
+    throw new EgressDeniedError(`${host} resolves to ${refused.address}, ${refused.kind}`, `${host} resolves to ${refused.kind}`);
   }
 
   /** net.connect's `lookup` (undici passes it through): answers only checked addresses. */

@@ -3,6 +3,7 @@ import type { BaseEntity } from '../entities/base';
 import type { Resource } from '../model/resource';
 import { DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER, DEFAULT_EXPORT_MAX_ROWS, MAX_AUTH_CACHE_SECONDS } from '../config/config';
 import type { Reads } from '../database/read-pool';
+import { queuesPerOrganization, type JobOwner } from '../jobs/job-queue';
 import { AccessCache } from './access-cache';
 import { ExportSlots } from './export-slots';
 import type { PlatformModule } from './module';
@@ -30,6 +31,8 @@ export interface EngineOptions {
   requestLimits?: Partial<RequestLimits>;
   /** EXPORT_MAX_CONCURRENT_PER_USER: the exports one user may stream at once (default 2). */
   exportMaxConcurrentPerUser?: number;
+  /** Named job queues of each organization (job-queue.ts `queuesPerOrganization`; default that of WORKER_CONCURRENCY's default). */
+  jobQueuesPerOrganization?: number;
 }
 
 /** Rows an export reads per statement: enough to make each statement's cost small beside its rows. */
@@ -64,19 +67,23 @@ export class Services {
   readonly requestLimits: RequestLimits;
   /** The exports streaming now, by user. */
   readonly exportSlots: ExportSlots;
+  /** Named job queues of each organization: the most jobs of one organization running at once. */
+  readonly jobQueuesPerOrganization: number;
 
   constructor(
     readonly resources: readonly Resource[],
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, exportMaxConcurrentPerUser, ...dependencies } = options;
+    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, exportMaxConcurrentPerUser, jobQueuesPerOrganization, ...dependencies } =
+      options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
     this.requestLimits = { ...DEFAULT_REQUEST_LIMITS, ...requestLimits };
     this.exportSlots = new ExportSlots(exportMaxConcurrentPerUser ?? DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER);
+    this.jobQueuesPerOrganization = jobQueuesPerOrganization ?? queuesPerOrganization(0);
     this.modules = new ModuleRegistry(resources, modules);
     Object.assign(this, dependencies);
     for (const module of modules) {
@@ -104,5 +111,10 @@ export class Services {
 
   forEntity<T extends object>(entity: EntityClass<T>): ResourceService<T & BaseEntity> | undefined {
     return this.byEntity.get(entity) as ResourceService<T & BaseEntity> | undefined;
+  }
+
+  /** The owner of a job about `subject` in the organization: which of its queues the job waits in. */
+  jobOwner(organizationId: string, subject: string): JobOwner {
+    return { organizationId, subject, queues: this.jobQueuesPerOrganization };
   }
 }

@@ -83,9 +83,16 @@ export class BadRequestError extends ApiError {
   }
 }
 
-/** A call to another service the egress guard refuses (services/egress): nothing was sent to the target. */
+/**
+ * A call to another service the egress guard refuses (services/egress): nothing was sent to the target.
+ * `reasonWithoutAddress` says the same without the address a host name resolved to, for a record readers
+ * other than the one who chose the target can see (a webhook delivery's `lastError`).
+ */
 export class EgressDeniedError extends BadRequestError {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    readonly reasonWithoutAddress = reason,
+  ) {
     super(`service bridge egress denied: ${reason}`);
   }
 }

@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger, LogLevel, Runner, TaskList, WorkerEvents, WorkerPool } from 'graphile-worker' with { 'resolution-mode': 'import' };
 import pg from 'pg';
+import { DEFAULT_WORKER_CONCURRENCY } from '../config/config';
 import { runOnConnection } from '../database/prepared-in-transaction';
 import { within } from '../model/deadline';
 import { shiftParameters, type FollowingStatement } from '../database/row-writes';
@@ -38,26 +39,105 @@ function graphileWorker() {
 export async function migrateJobQueue(connectionString: string): Promise<void> {
   const { module, logger: queueLogger } = await graphileWorker();
   await module.runMigrations({ connectionString, logger: queueLogger, schema: JOB_SCHEMA });
+  await announceFreedQueues(connectionString);
 }
 
-const ADD_JOB = { name: 'add-job', text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int)` };
+/**
+ * A named queue's next job waits until the job before it is completed, and graphile-worker completes a
+ * job in the background while its worker already looks for the next one: a job added to a queue that was
+ * still taken (by the job that asked for it, say) would be found only at the next poll, a second later.
+ * So a queue freed on commit wakes a worker, as an added job does (`jobs:insert`). Installed once per
+ * start (processes starting together take turns).
+ */
+async function announceFreedQueues(connectionString: string): Promise<void> {
+  const client = new pg.Client({ connectionString });
+  await client.connect();
+  try {
+    await client.query(`begin;
+      select pg_advisory_xact_lock(${LIVENESS_LOCK_CLASS}, hashtext('announce-freed-queues'));
+      create or replace function ${JOB_SCHEMA}.tg_job_queue_freed() returns trigger language plpgsql as $$
+        begin
+          perform pg_notify('jobs:insert', json_build_object('count', 1, 'queue', new.queue_name)::text);
+          return null;
+        end;
+      $$;
+      create or replace trigger _900_job_queue_freed after update of locked_at on ${JOB_SCHEMA}._private_job_queues
+        for each row when (old.locked_at is not null and new.locked_at is null) execute function ${JOB_SCHEMA}.tg_job_queue_freed();
+      commit;`);
+  } catch (error) {
+    await client.query('rollback').catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
+}
 
-/** Adds a job in the EntityManager's transaction (at once outside one). */
-export async function enqueueJob(em: EntityManager, name: string, payload: object): Promise<void> {
-  await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS]);
+/**
+ * Whose job it is. Each organization's jobs wait in named queues of its own, `queues` of them
+ * (graphile-worker runs one job of a named queue at a time, and its workers skip a queue whose job is
+ * running): an organization runs at most `queues` jobs at once, whatever it has waiting and however
+ * slow they are, and the other workers stay free for the other organizations. The queue is picked by
+ * `subject` (the delivery, event or activity the job is about), so every job of one subject, retries
+ * included, waits in one queue, in the order it was added.
+ */
+export interface JobOwner {
+  organizationId: string;
+  subject: string;
+  /** Named queues per organization (see `queuesPerOrganization`). */
+  queues: number;
+}
+
+/**
+ * At most half of a process's WORKER_CONCURRENCY workers (at least 1) run one organization's jobs: the
+ * other half is left to the others. A process that runs no worker spreads the jobs it adds as a process
+ * with the default concurrency would.
+ */
+export function queuesPerOrganization(workerConcurrency: number): number {
+  return Math.max(1, Math.floor((workerConcurrency || DEFAULT_WORKER_CONCURRENCY) / 2));
+}
+
+/**
+ * The SQL of a job's queue name, `org:<organization>:<n>` with n from the hash of the subject below
+ * `queues`; the arguments are SQL expressions (parameters or columns).
+ */
+export function organizationQueueSql(organizationId: string, subject: string, queues: string): string {
+  return `'org:' || ${organizationId}::text || ':' || mod(hashtext(${subject}::text)::bigint + 2147483648, ${queues}::int)`;
+}
+
+/** The parameters of `organizationQueueSql` over `$n`, `$n+1`, `$n+2`, in that order. */
+function ownerParameters(owner: JobOwner): unknown[] {
+  return [owner.organizationId, owner.subject, owner.queues];
+}
+
+const ADD_JOB = {
+  name: 'add-organization-job',
+  text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int, queue_name => ${organizationQueueSql('$4', '$5', '$6')})`,
+};
+
+/** Adds a job of `owner` in the EntityManager's transaction (at once outside one). */
+export async function enqueueJob(em: EntityManager, name: string, payload: object, owner: JobOwner): Promise<void> {
+  await runOnConnection(em, ADD_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...ownerParameters(owner)]);
 }
 
 const ADD_KEYED_JOB = {
-  name: 'add-keyed-job',
-  text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int, run_at => $4::timestamptz, job_key => $5::text, job_key_mode => 'replace')`,
+  name: 'add-keyed-organization-job',
+  text: `select 1 from ${JOB_SCHEMA}.add_job($1::text, $2::json, max_attempts => $3::int, queue_name => ${organizationQueueSql('$4', '$5', '$6')},
+           run_at => $7::timestamptz, job_key => $8::text, job_key_mode => 'replace')`,
 };
 
 /**
  * Adds the one job of `jobKey` to run at `runAt` (now when absent), in the EntityManager's transaction:
  * a job of that key still waiting is replaced, so that a subject never has two waiting at once.
  */
-export async function enqueueKeyedJob(em: EntityManager, name: string, payload: object, jobKey: string, runAt?: Date): Promise<void> {
-  await runOnConnection(em, ADD_KEYED_JOB, [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, (runAt ?? new Date()).toISOString(), jobKey]);
+export async function enqueueKeyedJob(em: EntityManager, name: string, payload: object, owner: JobOwner, jobKey: string, runAt?: Date): Promise<void> {
+  await runOnConnection(em, ADD_KEYED_JOB, [
+    name,
+    JSON.stringify(payload),
+    JOB_MAX_ATTEMPTS,
+    ...ownerParameters(owner),
+    (runAt ?? new Date()).toISOString(),
+    jobKey,
+  ]);
 }
 
 /** The jobs of the queue by state, read when asked (the `job_queue_depth` metric). */
@@ -92,11 +172,11 @@ export interface JobCondition {
  * The statement that adds a job only when `condition` finds a row, to send with the INSERT of the row
  * that asks for it (row-writes.ts `insertRow`), so that asking costs no round trip of its own.
  */
-export function jobStatementIf(name: string, payload: object, condition: JobCondition): FollowingStatement {
+export function jobStatementIf(name: string, payload: object, owner: JobOwner, condition: JobCondition): FollowingStatement {
   return {
     key: `add-job-if-${condition.key}`,
-    sql: `${ADD_JOB.text} where exists (${shiftParameters(condition.sql, 3)})`,
-    params: [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...condition.params],
+    sql: `${ADD_JOB.text} where exists (${shiftParameters(condition.sql, 6)})`,
+    params: [name, JSON.stringify(payload), JOB_MAX_ATTEMPTS, ...ownerParameters(owner), ...condition.params],
   };
 }
 
@@ -126,6 +206,17 @@ const LIVENESS_LOCK_CLASS = 0x6a6f6273; // 'jobs'
 /** A job locked more recently than this may belong to a worker whose advisory lock is being taken. */
 const LOCK_GRACE_SECONDS = 3;
 const REAP_INTERVAL_MS = 5_000;
+
+/**
+ * A worker looking for a job locks every idle named queue's row (graphile-worker's get_job), and each
+ * organization that ever had a job leaves rows behind: those no job waits in are dropped every hour (the
+ * next job of the organization adds its queue again). A job added in the very instant its queue's row is
+ * dropped runs outside the queue, once.
+ */
+export const FORGET_IDLE_QUEUES_JOB = 'forget-idle-job-queues';
+const FORGET_IDLE_QUEUES_CRONTAB = `17 * * * * ${FORGET_IDLE_QUEUES_JOB}`;
+const FORGET_IDLE_QUEUES = `delete from ${JOB_SCHEMA}._private_job_queues q
+  where q.locked_at is null and not exists (select 1 from ${JOB_SCHEMA}._private_jobs j where j.job_queue_id = q.id)`;
 
 /** How long `JobWorker.stop` waits for running jobs unless told otherwise. */
 const DEFAULT_STOP_GRACE_MS = 10_000;
@@ -190,13 +281,13 @@ export class JobWorker {
     worker.runner = await module.run({
       pgPool: worker.pool,
       concurrency,
-      taskList: tasks,
+      taskList: { ...tasks, [FORGET_IDLE_QUEUES_JOB]: (_payload, helpers) => helpers.query(FORGET_IDLE_QUEUES).then(() => undefined) },
       schema: JOB_SCHEMA,
       logger: queueLogger,
       events,
       noHandleSignals: true,
       pollInterval: 1_000,
-      ...(crontab ? { crontab } : {}),
+      crontab: [crontab, FORGET_IDLE_QUEUES_CRONTAB].filter(Boolean).join('\n'),
     });
     worker.reaper = setInterval(() => void worker.reapDeadWorkers(), REAP_INTERVAL_MS);
     worker.reaper.unref();

@@ -14,8 +14,8 @@ export interface ReceivedWebhook {
   payload?: { type: string; timestamp: string; data: any };
 }
 
-/** What the receiver does with the n-th request (0-based) to a path: answer a status, or never answer. */
-export type Behaviour = (attempt: number) => number | 'hang';
+/** What the receiver does with the n-th request (0-based) to a path: answer a status (at once, or after a while), or never answer. */
+export type Behaviour = (attempt: number) => number | 'hang' | { status: number; afterMs: number };
 
 /**
  * A real HTTP receiver of webhooks on 127.0.0.1, verifying each request with the `standardwebhooks`
@@ -99,7 +99,13 @@ export class WebhookReceiver {
       res.on('close', () => this.hanging.delete(res));
       return;
     }
-    res.statusCode = behaviour;
+    if (typeof behaviour === 'object') {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      await new Promise((resolve) => setTimeout(resolve, behaviour.afterMs));
+      if (res.destroyed) return;
+    }
+    res.statusCode = typeof behaviour === 'object' ? behaviour.status : behaviour;
     res.end();
   }
 }

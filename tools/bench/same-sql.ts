@@ -25,6 +25,7 @@ import {
   type Row,
 } from './baseline-kit';
 import { NESTED_QUERY } from './cases';
+import { organizationQueueSql, queuesPerOrganization } from '../../src/jobs/job-queue';
 
 /**
  * The "same SQL" baseline of `npm run bench`: bare express 5 and `pg` sending, request for request, the
@@ -43,6 +44,11 @@ const listOf = (alias: string, fields: string[]) => fields.map((f) => `${alias}.
 
 /** `($first, $first+1, ...)`: an `in` list as the query builder expands an array, one parameter per value. */
 const inList = (first: number, count: number) => `(${Array.from({ length: count }, (_, i) => `$${first + i}`).join(', ')})`;
+
+/** A job's queue as the server names it, its three parameters from `$first` (organization, subject, queues). */
+const queueName = (first: number) => organizationQueueSql(`$${first}`, `$${first + 1}`, `$${first + 2}`);
+/** The server's queues per organization at its default WORKER_CONCURRENCY. */
+const JOB_QUEUES_PER_ORGANIZATION = queuesPerOrganization(0);
 
 /** The query builder's page: `limit`, and `offset` only past the first page. */
 const limitOffset = (next: number, number: number) => (number > 0 ? `limit $${next} offset $${next + 1}` : `limit $${next}`);
@@ -290,11 +296,11 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
   await sql(
     pool,
     `with w0 as (${insertText('task', fields)}), w1 as (${insertText('platform_event', eventFields, fields.length)}), ` +
-      `f1 as (select 1 from graphile_worker.add_job($38::text, $39::json, max_attempts => $40::int) where exists (select 1 from "trigger" t where t.project_id = $41 and t.event_kind = $42 and t.enabled and t.id is distinct from $43::uuid) ` +
-      `union all select 1 from graphile_worker.add_job($44::text, $45::json, max_attempts => $46::int) where exists (select 1 from webhook_endpoint w\n` +
-      ` where w.organization_id = $47::uuid and w.enabled and not w.parent_hidden\n` +
-      `   and (w.project_id is null or w.project_id = $48::uuid)\n` +
-      `   and (w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array($49::text)))) ` +
+      `f1 as (select 1 from graphile_worker.add_job($38::text, $39::json, max_attempts => $40::int, queue_name => ${queueName(41)}) where exists (select 1 from "trigger" t where t.project_id = $44 and t.event_kind = $45 and t.enabled and t.id is distinct from $46::uuid) ` +
+      `union all select 1 from graphile_worker.add_job($47::text, $48::json, max_attempts => $49::int, queue_name => ${queueName(50)}) where exists (select 1 from webhook_endpoint w\n` +
+      ` where w.organization_id = $53::uuid and w.enabled and not w.parent_hidden\n` +
+      `   and (w.project_id is null or w.project_id = $54::uuid)\n` +
+      `   and (w.event_types = '[]'::jsonb or w.event_types @> jsonb_build_array($55::text)))) ` +
       `select (select count(*) from f1)`,
     [
       ...fields.map((f) => bound(task[f])),
@@ -312,12 +318,18 @@ app.post('/api/tasks', async (req: Request, res: Response) => {
       'evaluate-triggers',
       JSON.stringify({ eventId }),
       10,
+      project.__organization,
+      eventId,
+      JOB_QUEUES_PER_ORGANIZATION,
       projectId,
       'task_created',
       null,
       'dispatch-webhooks',
       JSON.stringify({ eventId }),
       10,
+      project.__organization,
+      eventId,
+      JOB_QUEUES_PER_ORGANIZATION,
       project.__organization,
       projectId,
       'task_created',

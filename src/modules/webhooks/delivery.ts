@@ -27,14 +27,16 @@ export function webhookBody(type: string, timestamp: string, data: unknown): str
   return JSON.stringify({ type, timestamp, data });
 }
 
-/** A delivery's job adds it to the queue in the transaction that (re)starts it. */
-export async function enqueueAttempt(tx: RequestContext, deliveryId: string, runAt?: Date): Promise<void> {
-  await enqueueKeyedJob(tx.em, DELIVER_WEBHOOK_JOB, { deliveryId } satisfies DeliveryAttempt, deliveryJobKey(deliveryId), runAt);
+/** A delivery's job adds it to its organization's queue of the delivery, in the transaction that (re)starts it. */
+export async function enqueueAttempt(tx: RequestContext, delivery: { id: string; organizationId: string }, runAt?: Date): Promise<void> {
+  const owner = tx.services.jobOwner(delivery.organizationId, delivery.id);
+  await enqueueKeyedJob(tx.em, DELIVER_WEBHOOK_JOB, { deliveryId: delivery.id } satisfies DeliveryAttempt, owner, deliveryJobKey(delivery.id), runAt);
 }
 
 /** What an attempt needs: the delivery, and the endpoint it goes to. */
 interface DeliveryTarget {
   id: string;
+  organizationId: string;
   status: WebhookDelivery['status'];
   payload: string;
   roundAttempts: number;
@@ -46,7 +48,7 @@ interface DeliveryTarget {
 
 const TARGET = {
   name: 'webhook-delivery-target',
-  text: `select d.id, d.status, d.payload, d.round_attempts as "roundAttempts", d.endpoint_id as "endpointId",
+  text: `select d.id, d.organization_id as "organizationId", d.status, d.payload, d.round_attempts as "roundAttempts", d.endpoint_id as "endpointId",
                 e.url, e.sealed_secret as "sealedSecret", e.enabled
            from webhook_delivery d join webhook_endpoint e on e.id = d.endpoint_id
           where d.id = $1`,
@@ -110,8 +112,10 @@ async function send(ctx: RequestContext, target: DeliveryTarget): Promise<Outcom
     };
   } catch (error) {
     const failure = exchange.failure(error);
-    // The guard refuses before any request is made, and would refuse again: no retry.
-    if (failure instanceof EgressDeniedError) return { statusCode: null, durationMs: elapsed(), error: `egress denied: ${failure.reason}`, retry: false };
+    // The guard refuses before any request is made, and would refuse again: no retry. Members read the
+    // delivery log, so the refusal names the host and the kind of address, never the address itself.
+    if (failure instanceof EgressDeniedError)
+      return { statusCode: null, durationMs: elapsed(), error: `refused by the egress policy: ${failure.reasonWithoutAddress}`, retry: false };
     return { statusCode: null, durationMs: elapsed(), error: failure.message, retry: true };
   } finally {
     exchange.finish();
@@ -176,7 +180,7 @@ async function record(tx: RequestContext, target: DeliveryTarget, outcome: Outco
   ]);
   // Another attempt finished the delivery first: its outcome stands.
   if (!written) return;
-  if (nextAttemptAt) await enqueueAttempt(tx, target.id, nextAttemptAt);
+  if (nextAttemptAt) await enqueueAttempt(tx, target, nextAttemptAt);
   await countFailure(tx, target.endpointId, now);
 }
 
@@ -213,7 +217,7 @@ export function redeliver(ctx: RequestContext, id: string): Promise<WebhookDeliv
   return ctx.services.forEntity(WebhookDelivery)!.modify(ctx, id, async (tx, delivery) => {
     const endpoint = await tx.em.findOneOrFail(WebhookEndpoint, { id: delivery.endpointId });
     assertEnabled(endpoint);
-    await enqueueAttempt(tx, delivery.id);
+    await enqueueAttempt(tx, delivery);
     return { status: 'PENDING', nextAttemptAt: null, roundAttempts: 0 };
   });
 }

@@ -1,7 +1,7 @@
 import type { FollowingStatement } from '../../database/row-writes';
 import { runOnConnection } from '../../database/prepared-in-transaction';
 import { PlatformEvent } from '../../entities/platform-event';
-import { JOB_MAX_ATTEMPTS, JOB_SCHEMA, jobStatementIf } from '../../jobs/job-queue';
+import { JOB_MAX_ATTEMPTS, JOB_SCHEMA, jobStatementIf, organizationQueueSql } from '../../jobs/job-queue';
 import { NotFoundError } from '../../errors/api-error';
 import type { RequestContext } from '../../engine/context';
 import type { ResourceRules } from '../../engine/resource-rules';
@@ -37,8 +37,8 @@ const MATCHING_ENDPOINTS = `from webhook_endpoint w
  * evaluation is): only when an endpoint takes the event, so an organization without webhooks adds no
  * job, and a change rolled back asks for nothing.
  */
-export function webhookDispatchJob(event: DispatchedEvent): FollowingStatement {
-  return jobStatementIf(DISPATCH_WEBHOOKS_JOB, { eventId: event.id } satisfies WebhookDispatch, {
+export function webhookDispatchJob(ctx: RequestContext, event: DispatchedEvent): FollowingStatement {
+  return jobStatementIf(DISPATCH_WEBHOOKS_JOB, { eventId: event.id } satisfies WebhookDispatch, ctx.services.jobOwner(event.organizationId, event.id), {
     key: 'webhook-endpoint',
     sql: `select 1 ${MATCHING_ENDPOINTS}`,
     params: [event.organizationId, event.projectId, event.eventType],
@@ -48,7 +48,7 @@ export function webhookDispatchJob(event: DispatchedEvent): FollowingStatement {
 /** Events created through the API are dispatched as recorded ones are, in the create's transaction. */
 export const platformEventWebhookRules: ResourceRules<PlatformEvent> = {
   async afterCreate(tx, event) {
-    const statement = webhookDispatchJob({
+    const statement = webhookDispatchJob(tx, {
       id: event.id,
       organizationId: event.organizationId,
       projectId: event.projectId ?? null,
@@ -59,8 +59,9 @@ export const platformEventWebhookRules: ResourceRules<PlatformEvent> = {
 };
 
 /**
- * One delivery per matching endpoint, each with its job, in one statement: the unique (endpoint, event)
- * makes a dispatch that runs twice (a worker that died) add nothing the first run added.
+ * One delivery per matching endpoint, each with its job (in the organization's queue of the delivery, as
+ * `enqueueAttempt` picks it), in one statement: the unique (endpoint, event) makes a dispatch that runs
+ * twice (a worker that died) add nothing the first run added.
  */
 const CREATE_DELIVERIES = {
   name: 'create-webhook-deliveries',
@@ -69,9 +70,9 @@ const CREATE_DELIVERIES = {
     select gen_random_uuid(), gen_random_uuid(), now(), now(), 0, w.organization_id, w.id, $4::uuid, $3::text, 'PENDING', 0, 0, $5::text
     ${MATCHING_ENDPOINTS}
     on conflict (endpoint_id, event_id) do nothing
-    returning id)
+    returning id, organization_id)
   select 1 from created, ${JOB_SCHEMA}.add_job($6::text, json_build_object('deliveryId', created.id), max_attempts => $7::int,
-    job_key => $8::text || created.id, job_key_mode => 'replace')`,
+    queue_name => ${organizationQueueSql('created.organization_id', 'created.id', '$9')}, job_key => $8::text || created.id, job_key_mode => 'replace')`,
 };
 
 /**
@@ -97,6 +98,7 @@ async function createDeliveries(ctx: RequestContext, { eventId }: WebhookDispatc
     JOB_MAX_ATTEMPTS,
     // The job key's prefix: each delivery's id completes it.
     deliveryJobKey(''),
+    ctx.services.jobQueuesPerOrganization,
   ]);
 }
 

@@ -1,6 +1,7 @@
 import { WebhookDelivery } from '../../entities/webhook-delivery';
 import { WebhookEndpoint } from '../../entities/webhook-endpoint';
-import { BadRequestError } from '../../errors/api-error';
+import { runOnConnection } from '../../database/prepared-in-transaction';
+import { BadRequestError, ConflictError } from '../../errors/api-error';
 import type { RequestContext } from '../../engine/context';
 import type { ResourceRules } from '../../engine/resource-rules';
 import { assertEnabled, enqueueAttempt, webhookBody } from './delivery';
@@ -25,6 +26,30 @@ function assertWebhookUrl(url: unknown): void {
   if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) throw BadRequestError.forField('url', 'must be an absolute http or https URL');
 }
 
+const ENDPOINTS_OF_ORGANIZATION = {
+  name: 'webhook-endpoints-of-organization',
+  text: `select count(*)::int as endpoints from webhook_endpoint where organization_id = $1 and not parent_hidden`,
+};
+
+/**
+ * Every endpoint costs a delivery per event, so endpoints must not be free: an organization has at most
+ * WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION, whoever creates them. Checked once the new row is written (after
+ * the caller's right to create it), creates in one organization taking turns (a transaction lock), so
+ * concurrent ones cannot overshoot: the count includes the new endpoint.
+ */
+async function assertWithinEndpointCap(tx: RequestContext, organizationId: string): Promise<void> {
+  const max = tx.services.webhooks.maxEndpointsPerOrganization;
+  await tx.em
+    .getConnection()
+    .execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`webhook-endpoints:${organizationId}`], 'all', tx.em.getTransactionContext());
+  const [{ endpoints }] = await runOnConnection<{ endpoints: number }>(tx.em, ENDPOINTS_OF_ORGANIZATION, [organizationId]);
+  if (endpoints > max) {
+    throw new ConflictError(
+      `the organization already has ${endpoints - 1} webhook endpoints, the limit of WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION (${max}): delete an endpoint before creating another`,
+    );
+  }
+}
+
 /**
  * An endpoint's URL is http(s); its signing secret is the server's, shown once in the create's answer.
  * Enabling an endpoint again (after the server disabled it) starts its failure count afresh.
@@ -34,6 +59,9 @@ export const webhookEndpointRules: ResourceRules<WebhookEndpoint> = {
     assertWebhookUrl(values.url);
     const secret = generateSigningSecret();
     Object.assign(values, { sealedSecret: sealed(ctx, secret), signingSecret: secret });
+  },
+  async afterCreate(tx, endpoint) {
+    await assertWithinEndpointCap(tx, endpoint.organizationId);
   },
   async beforeUpdate(_ctx, endpoint, changes) {
     if (changes.url !== undefined) assertWebhookUrl(changes.url);
@@ -75,7 +103,7 @@ export async function sendTestEvent(ctx: RequestContext, id: string): Promise<We
       roundAttempts: 0,
       payload: webhookBody(TEST_EVENT_TYPE, now, data),
     });
-    await enqueueAttempt(tx, delivery.id);
+    await enqueueAttempt(tx, delivery);
     return {};
   });
   return delivery!;

@@ -1,9 +1,11 @@
-import { DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES } from '../../config/config';
+import { DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES, DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION } from '../../config/config';
 
 /** How deliveries are attempted; the defaults are the documented behaviour (docs/integrations.md "Webhooks"). */
 export interface WebhookSettings {
   /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed attempts in a row after which an endpoint is disabled. */
   maxConsecutiveFailures: number;
+  /** WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION: endpoints one organization may have (every event is one delivery per endpoint). */
+  maxEndpointsPerOrganization: number;
   /** The waits before each retry, in milliseconds (each with ±10% jitter); after the last, a delivery FAILS. */
   retryDelaysMs: readonly number[];
   /** How long one attempt may take before it counts as failed. */
@@ -25,6 +27,7 @@ const JITTER = 0.1;
 export function webhookSettings(overrides: Partial<WebhookSettings> = {}): WebhookSettings {
   return {
     maxConsecutiveFailures: DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES,
+    maxEndpointsPerOrganization: DEFAULT_WEBHOOK_MAX_ENDPOINTS_PER_ORGANIZATION,
     retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS,
     timeoutMs: WEBHOOK_TIMEOUT_MS,
     ...Object.fromEntries(Object.entries(overrides).filter(([, value]) => value !== undefined)),

@@ -27,8 +27,8 @@ export async function recordEvent(tx: RequestContext, where: string | EventPlace
   if (!place.organizationId) throw new Error(`no project ${String(where)} to record ${eventType} in`);
   const id = randomUUID();
   const jobs = allOfStatements([
-    place.projectId ? triggerEvaluationJob(tx, { id, projectId: place.projectId, eventType }) : undefined,
-    webhookDispatchJob({ id, organizationId: place.organizationId, projectId: place.projectId, eventType }),
+    place.projectId ? triggerEvaluationJob(tx, { id, organizationId: place.organizationId, projectId: place.projectId, eventType }) : undefined,
+    webhookDispatchJob(tx, { id, organizationId: place.organizationId, projectId: place.projectId, eventType }),
   ]);
   await tx.services.forEntity(PlatformEvent)!.record(tx, { id, ...place, eventType, eventDetail: detail, notified: false, dateTime: new Date() }, jobs);
 }

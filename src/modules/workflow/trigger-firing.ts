@@ -37,9 +37,12 @@ export type EventSubject = Record<string, unknown> & { eventKind: string; projec
  * project has an enabled trigger of that kind (other than the one that started the causing activity,
  * which never fires again for it): none of the queue's rows for projects without triggers.
  */
-export function triggerEvaluationJob(tx: RequestContext, event: { id: string; projectId: string; eventType: string }): FollowingStatement {
+export function triggerEvaluationJob(
+  tx: RequestContext,
+  event: { id: string; organizationId: string; projectId: string; eventType: string },
+): FollowingStatement {
   const evaluation: TriggerEvaluation = { eventId: event.id, ...(tx.cause ? { cause: tx.cause } : {}) };
-  return jobStatementIf(EVALUATE_TRIGGERS_JOB, evaluation, {
+  return jobStatementIf(EVALUATE_TRIGGERS_JOB, evaluation, tx.services.jobOwner(event.organizationId, event.id), {
     key: 'enabled-trigger',
     sql: 'select 1 from "trigger" t where t.project_id = $1 and t.event_kind = $2 and t.enabled and t.id is distinct from $3::uuid',
     params: [event.projectId, event.eventType, tx.cause?.triggerId ?? null],
@@ -116,7 +119,13 @@ async function startActivity(ctx: RequestContext, trigger: Trigger, subject: Eve
       ...(failure ? { errorDetails: failure, completedOn: new Date() } : {}),
     });
     if (failure) logger.warn({ triggerId: trigger.id, activityId: activity.id, ...failure }, 'activity failed to start');
-    else await enqueueJob(tx.em, RUN_ACTIVITY_JOB, { activityId: activity.id, depth } satisfies ActivityRun);
+    else
+      await enqueueJob(
+        tx.em,
+        RUN_ACTIVITY_JOB,
+        { activityId: activity.id, depth } satisfies ActivityRun,
+        tx.services.jobOwner(plan!.organizationId, activity.id),
+      );
     return activity;
   });
 }
