@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -7,14 +8,16 @@ import { generateApiKey } from '../src/modules/access/api-keys';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { tally } from './reliability/support/figures';
 import { startServerProcess, until, type ServerProcess } from './support/server-process';
+import { WebhookReceiver, type ReceivedWebhook } from './support/webhook-receiver';
 
 /**
  * No input of one tenant stalls another. The built server runs as a process of its own (the test's
  * own work never shares its event loop); while a member of one organization sends each hostile input
  * the limits refuse or contain (a long filter, a pathological regular expression, a heavy expression,
  * deep JSON, a 10 MB body, 10,000 aliases, aliases of pages of large rows, long sorts, patterns and
- * free text), a member of another organization keeps reading: every one of their answers is a 200,
- * their 99th percentile stays under 250 ms, and the server's resident memory stays under its ceiling.
+ * free text, paused exports, slow webhook receivers), a member of another organization keeps reading:
+ * every one of their answers is a 200, their 99th percentile stays under 250 ms, their webhook delivery
+ * starts within 5 s, and the server's resident memory stays under its ceiling.
  */
 
 type Row = Record<string, any>;
@@ -26,9 +29,14 @@ const adminKey = generateApiKey();
 /** The bound on the neighbour's 99th percentile. */
 const P99_BOUND_MS = 250;
 /** The ceiling of the server's resident memory through the attack (the limits page documents it). */
-const RESIDENT_MEMORY_CEILING = 1024 * 1024 * 1024;
+const RESIDENT_MEMORY_CEILING = 512 * 1024 * 1024;
 
 let server: ServerProcess;
+let receiver: WebhookReceiver;
+/** How long the attacker's webhook receivers take to answer 200: just under the attempt's timeout, so that no delivery fails. */
+const SLOW_RECEIVER_MS = 9_500;
+/** The bound on the start of the neighbour's webhook delivery. */
+const DELIVERY_BOUND_MS = 5_000;
 
 interface Answer {
   status: number;
@@ -75,6 +83,18 @@ function nested(depth: number): string {
   return '{"a":'.repeat(depth) + '"leaf"' + '}'.repeat(depth);
 }
 
+/** An export whose answer is never read past its status line. */
+function pausedExport(key: string, path: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, server.url), { agent: false, headers: { 'x-api-key': key } }, (res) => {
+      res.pause();
+      resolve(res);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** The server's resident memory, as its metrics report it. */
 async function residentMemory(): Promise<number> {
   const metrics = await fetch(`${server.url}/metrics`, { headers: { 'x-api-key': adminKey } });
@@ -88,6 +108,7 @@ function percentile(values: number[], p: number): number {
 }
 
 beforeAll(async () => {
+  receiver = await WebhookReceiver.start();
   await ensureDatabase(serverUrl, databaseName);
   server = await startServerProcess({
     DATABASE_URL: withDatabase(serverUrl, databaseName),
@@ -97,7 +118,9 @@ beforeAll(async () => {
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_BURST_PER_SECOND: '1000000',
     RATE_LIMIT_USER_PER_MINUTE: '1000000',
-    WORKER_CONCURRENCY: '1',
+    WORKER_CONCURRENCY: '4',
+    // The webhook receivers listen on this machine.
+    BRIDGE_EGRESS_PRIVATE_HOST_ALLOWLIST: '127.0.0.1',
     LOG_LEVEL: 'warn',
     EVENT_LOOP_STALL_LOG_MS: '100',
   });
@@ -105,6 +128,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (server) expect((await server.stop()).code, server.output()).toBe(0);
+  await receiver?.close();
   await dropDatabase(serverUrl, databaseName);
   rmSync(dataDir, { recursive: true, force: true });
 });
@@ -194,6 +218,33 @@ describe('a noisy neighbour', () => {
     };
     const readers = [reader(), reader()];
 
+    // Another organization of the attacker's: its 20 endpoints (the most one organization may have)
+    // answer every event slowly; the neighbour's one answers at once.
+    const hooks = await tenant('Hooks');
+    for (let i = 0; i < 20; i++) {
+      const path = `/attacker-${i}`;
+      const hook = await created(hooks.key, '/api/webhook-endpoints', { organizationId: hooks.org.id, url: receiver.url(path) });
+      receiver.register(path, hook.signingSecret, () => ({ status: 200, afterMs: SLOW_RECEIVER_MS }));
+    }
+    expect((await call(hooks.key, 'POST', '/api/webhook-endpoints', { organizationId: hooks.org.id, url: receiver.url('/one-more') })).status).toBe(409);
+    const neighbourHook = await created(neighbour.key, '/api/webhook-endpoints', { organizationId: neighbour.org.id, url: receiver.url('/neighbour') });
+    receiver.register('/neighbour', neighbourHook.signingSecret, () => 204);
+    // Three events: 60 deliveries of ten seconds each wait behind one another.
+    for (let i = 0; i < 3; i++) await created(hooks.key, '/api/tasks', { projectId: hooks.project.id, title: `event ${i}` });
+
+    // 24 exports of the large rows, none of them read: two stream (and wait), the others are refused.
+    const paused = await Promise.all(Array.from({ length: 24 }, () => pausedExport(attacker.key, '/api/tasks?format=ndjson')));
+    expect(paused.map((answer) => answer.statusCode).sort()).toEqual([...Array(2).fill(200), ...Array(22).fill(429)]);
+
+    // The neighbour's event, amid the attacker's deliveries: its delivery starts within the bound.
+    const delivered = new Promise<{ request: ReceivedWebhook; at: number }>((resolve) => {
+      receiver.onRequest = (request) => {
+        if (request.path === '/neighbour') resolve({ request, at: Date.now() });
+      };
+    });
+    const neighbourEvent = await created(neighbour.key, '/api/tasks', { projectId: neighbour.project.id, title: 'an event amid the noise' });
+    const eventAt = Date.now();
+
     const refused: Record<string, number> = {};
     for (const [name, send] of hostile) {
       // Each input twice at once, to keep the server busy with it.
@@ -227,11 +278,21 @@ describe('a noisy neighbour', () => {
       'deep REST body': 400,
       '10 MB body': 413,
       'long =like= over large rows': 400,
-      'large rows exported': 200,
+      // The attacker's two paused exports hold both of their slots.
+      'large rows exported': 429,
     });
+    const delivery = await delivered;
+    const deliveryMs = delivery.at - eventAt;
+    expect(delivery.request.verified).toBe(true);
+    expect(JSON.stringify(delivery.request.payload)).toContain(neighbourEvent.id);
+    expect(deliveryMs, `the neighbour's delivery of task ${neighbourEvent.id}`).toBeLessThan(DELIVERY_BOUND_MS);
+    expect(receiver.received.filter((r) => r.path.startsWith('/attacker-')).length).toBeLessThan(60);
+    counts.note(`the neighbour's webhook delivery started ${deliveryMs} ms after its event, with the attacker's 60 slow deliveries queued`);
+
     const resident = await residentMemory();
+    for (const answer of paused) answer.destroy();
     expect(resident, `resident memory ${(resident / 2 ** 20).toFixed(0)} MB`).toBeLessThan(RESIDENT_MEMORY_CEILING);
-    counts.note(`the server's resident memory after the attack: ${(resident / 2 ** 20).toFixed(0)} MB`);
+    counts.note(`the server's resident memory after the attack, with its paused exports open: ${(resident / 2 ** 20).toFixed(0)} MB`);
 
     const failed = neighbourAnswers.filter((a) => a.status !== 200 || (a.body as Row)?.errors);
     expect(failed, JSON.stringify(failed.slice(0, 3))).toEqual([]);
