@@ -185,6 +185,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     exportMaxRows: options.exportMaxRows,
     exportBatchRows: options.exportBatchRows,
     requestLimits: options.requestLimits,
+    // Half the read pool: however many requests one user sends, the other half serves everyone else.
+    userMaxDbConnections: READ_POOL_SIZE / 2,
     exportMaxConcurrentPerUser: options.exportMaxConcurrentPerUser,
     jobQueuesPerOrganization: queuesPerOrganization(options.workerConcurrency ?? 0),
   });
@@ -252,7 +254,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.get('/v3/api-docs', fixedJsonAnswer(openApi));
   // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
   app.use(idempotency(idempotentAnswers));
-  app.use(boundedJsonAnswers);
+  app.use('/api', boundedJsonAnswers);
   // REST under /api: a request walks only the routers of its first path segment (see ApiRoutes).
   const api = new ApiRoutes().add(accountRouter()).add(bridgeProxyRouter()).add(aiGatewayRouter());
   for (const router of operationRoutersBySegment(operations, resources)) api.add(router);

@@ -138,6 +138,9 @@ describe('RESPONSE_MAX_BYTES', () => {
     expect(Object.keys(await server.graphqlData(pages(2)))).toEqual(['p0', 'p1']);
     expectGraphqlRefused(await server.graphql(pages(3)), TOO_LARGE);
     expectGraphqlRefused(await server.graphql(pages(3, ' @include(if: true)')), TOO_LARGE);
+    // Refused while it is read: the root fields after the one that crossed the limit send nothing.
+    const statements = await server.recordQueries(async () => expectGraphqlRefused(await server.graphql(pages(8)), TOO_LARGE));
+    expect(statements.filter((statement) => statement.text.includes('"json"'))).toHaveLength(3);
   });
 
   it('refuses a value repeated past the limit although each row read once fits (the answer as written)', async () => {
@@ -163,6 +166,49 @@ describe('RESPONSE_MAX_BYTES', () => {
     expect(exported.status).toBe(200);
     expect(exported.text.trim().split('\n')).toHaveLength(12);
   });
+});
+
+describe('rows that embed one large row', () => {
+  let shared: string;
+
+  beforeAll(async () => {
+    // 700 assistants embed their project, whose description is 900 KB: 630 MB written out, read once.
+    shared = (await createProject(server, (await createOrganization(server)).id, { description: 'e'.repeat(900_000) })).id;
+    for (let i = 0; i < 700; i += 20) {
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, j) => {
+          const answer = await server.request('POST', '/api/assistants', { body: { name: `assistant ${i + j}`, projectId: shared } });
+          expect(answer.status, answer.text.slice(0, 200)).toBe(201);
+        }),
+      );
+    }
+  }, 120_000);
+
+  it('are refused on REST before the answer is written', async () => {
+    const answer = await server.request('GET', `/api/assistants?pageSize=1000&filter=${encoded(`projectId==${shared}`)}`);
+    expect(answer.status, answer.text.slice(0, 300)).toBe(400);
+    expect(answer.body).toMatchObject({ status: 400, message: TOO_LARGE });
+  });
+
+  it('are exported whole, written a part at a time', async () => {
+    const response = await fetch(`${server.url}/api/assistants?format=ndjson&filter=${encoded(`projectId==${shared}`)}`, {
+      headers: { 'x-api-key': server.adminKey },
+    });
+    expect(response.status).toBe(200);
+    let lines = 0;
+    let last = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      const text = last + decoder.decode(chunk, { stream: true });
+      const parts = text.split('\n');
+      last = parts.pop()!;
+      lines += parts.length;
+      // No line is the error line an export ends with.
+      for (const part of parts) expect(part.startsWith('{"error"')).toBe(false);
+    }
+    expect(last).toBe('');
+    expect(lines).toBe(700);
+  }, 60_000);
 });
 
 describe('REQUEST_MAX_DB_CONNECTIONS', () => {
@@ -208,6 +254,16 @@ describe('REQUEST_MAX_DB_CONNECTIONS', () => {
     expect(peak).toBeLessThanOrEqual(2);
     // The root fields did run side by side, up to the bound.
     expect(peak).toBe(2);
+  });
+
+  it("holds at most half the read pool for one user's requests together, and answers them all", async () => {
+    let answers: any[] = [];
+    const peak = await peakConnections(async () => {
+      answers = await Promise.all(Array.from({ length: 4 }, () => server.graphqlData(resolvedReads(6))));
+    });
+    for (const data of answers) expect(Object.values(data).map((page: any) => page.totalElements)).toEqual([0, 0, 0, 0, 0, 0]);
+    // Four requests of two connections each would take eight of the ten.
+    expect(peak).toBe(5);
   });
 
   it('leaves the other connections to other requests meanwhile', async () => {

@@ -113,7 +113,7 @@ export class Authenticator {
   private context(em: EntityManager, user: PlatformUser, credential: Credential, version: number, accessTokenId?: string): RequestContext {
     const actor: Actor = { kind: 'user', user, isAdmin: isPlatformAdmin(user), credential, accessTokenId };
     const context = new RequestContext(em, actor, this.services);
-    context.budget = this.services.requestBudget();
+    context.budget = this.services.requestBudget(user.id);
     context.credentialConfirmedAt(version);
     return context;
   }

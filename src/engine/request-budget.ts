@@ -1,6 +1,7 @@
 import { BadRequestError } from '../errors/api-error';
 import type { ReadBudget } from '../database/read-pool';
 import { DEFAULT_REQUEST_MAX_DB_CONNECTIONS, DEFAULT_RESPONSE_MAX_BYTES } from '../config/config';
+import { Semaphore, type ConnectionShares } from './connection-shares';
 
 /** What one request may spend: the bytes of its answer and the connections it holds at once. */
 export interface RequestLimits {
@@ -30,21 +31,30 @@ export function responseTooLarge(limit: number): BadRequestError {
 export class RequestBudget implements ReadBudget {
   /** Characters of values read from the database so far (a JSON text the database wrote counts whole). */
   private bytesRead = 0;
-  private held = 0;
-  private readonly queue: (() => void)[] = [];
+  private readonly connections: Semaphore;
   /** Set once the answer is known to be too large: every later read is refused at once. */
   private refusal?: BadRequestError;
 
-  constructor(private readonly limits: RequestLimits | undefined) {}
+  constructor(
+    private readonly limits: RequestLimits | undefined,
+    /** The connections of the request's user, shared by all their requests. */
+    private readonly share?: { shares: ConnectionShares; user: string },
+  ) {
+    this.connections = new Semaphore(limits?.maxDbConnections ?? Number.MAX_SAFE_INTEGER);
+  }
 
   /** No bound: the server's own work (jobs, start-up) and exports, which stream rather than answer. */
   static unlimited(): RequestBudget {
     return new RequestBudget(undefined);
   }
 
-  /** The same connections bound, without a bound on bytes: for an export, which streams its rows rather than answering them. */
-  streaming(): RequestBudget {
-    return new RequestBudget(this.limits && { ...this.limits, responseMaxBytes: Number.MAX_SAFE_INTEGER });
+  /**
+   * The same connections bound, without a bound on bytes: for an export, which streams its rows rather
+   * than answering them, and for a write, whose answer is the rows it wrote (a write is never refused
+   * after it has been made).
+   */
+  withoutByteLimit(): RequestBudget {
+    return new RequestBudget(this.limits && { ...this.limits, responseMaxBytes: Number.MAX_SAFE_INTEGER }, this.share);
   }
 
   /** Bytes still available to the answer: what a statement that writes its own JSON may return. */
@@ -84,16 +94,15 @@ export class RequestBudget implements ReadBudget {
   /** Runs `work` holding one of the request's connections: beyond the limit, it waits for one to be released. */
   async lease<R>(work: () => Promise<R>): Promise<R> {
     this.assertWithinBudget();
-    if (this.limits && this.held >= this.limits.maxDbConnections) await new Promise<void>((resolve) => this.queue.push(resolve));
-    else this.held += 1;
+    await this.connections.acquire();
     try {
-      this.assertWithinBudget();
-      return await work();
+      const run = () => {
+        this.assertWithinBudget();
+        return work();
+      };
+      return await (this.share ? this.share.shares.holding(this.share.user, run) : run());
     } finally {
-      // The connection passes to the next waiting read as it is: the count stays.
-      const next = this.queue.shift();
-      if (next) next();
-      else this.held -= 1;
+      this.connections.release();
     }
   }
 

@@ -774,7 +774,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async exportRows(ctx: RequestContext, params: ListParams): Promise<{ total: number; batches: AsyncGenerator<T[]> }> {
     const { exportMaxRows: maxRows } = ctx.services;
     // An export streams its rows rather than answering them: RESPONSE_MAX_BYTES does not bound it.
-    ctx.budget = ctx.budget.streaming();
+    ctx.budget = ctx.budget.withoutByteLimit();
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
     const plan = await this.plan(ctx, params);
     const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());

@@ -9,6 +9,7 @@ import { ExportSlots } from './export-slots';
 import type { PlatformModule } from './module';
 import { ModuleRegistry } from './module-registry';
 import { DEFAULT_REQUEST_LIMITS, RequestBudget, type RequestLimits } from './request-budget';
+import { ConnectionShares } from './connection-shares';
 import { ResourceService } from './resource-service';
 
 /**
@@ -29,6 +30,8 @@ export interface EngineOptions {
   exportBatchRows?: number;
   /** RESPONSE_MAX_BYTES and REQUEST_MAX_DB_CONNECTIONS: what one API request may spend. */
   requestLimits?: Partial<RequestLimits>;
+  /** Read connections one user's requests hold together (unbounded unless given). */
+  userMaxDbConnections?: number;
   /** EXPORT_MAX_CONCURRENT_PER_USER: the exports one user may stream at once (default 2). */
   exportMaxConcurrentPerUser?: number;
   /** Named job queues of each organization (job-queue.ts `queuesPerOrganization`; default that of WORKER_CONCURRENCY's default). */
@@ -75,13 +78,23 @@ export class Services {
     modules: readonly PlatformModule[],
     options: EngineOptions & Partial<ModuleDependencies> = {},
   ) {
-    const { accessCacheSeconds, reads, exportMaxRows, exportBatchRows, requestLimits, exportMaxConcurrentPerUser, jobQueuesPerOrganization, ...dependencies } =
-      options;
+    const {
+      accessCacheSeconds,
+      reads,
+      exportMaxRows,
+      exportBatchRows,
+      requestLimits,
+      userMaxDbConnections,
+      exportMaxConcurrentPerUser,
+      jobQueuesPerOrganization,
+      ...dependencies
+    } = options;
     this.accessCache = new AccessCache((accessCacheSeconds ?? MAX_AUTH_CACHE_SECONDS) * 1000);
     this.reads = reads;
     this.exportMaxRows = exportMaxRows ?? DEFAULT_EXPORT_MAX_ROWS;
     this.exportBatchRows = exportBatchRows ?? DEFAULT_EXPORT_BATCH_ROWS;
     this.requestLimits = { ...DEFAULT_REQUEST_LIMITS, ...requestLimits };
+    this.connectionShares = new ConnectionShares(userMaxDbConnections ?? Number.MAX_SAFE_INTEGER);
     this.exportSlots = new ExportSlots(exportMaxConcurrentPerUser ?? DEFAULT_EXPORT_MAX_CONCURRENT_PER_USER);
     this.jobQueuesPerOrganization = jobQueuesPerOrganization ?? queuesPerOrganization(0);
     this.modules = new ModuleRegistry(resources, modules);
@@ -98,9 +111,12 @@ export class Services {
     }
   }
 
-  /** A new API request's budget. */
-  requestBudget(): RequestBudget {
-    return new RequestBudget(this.requestLimits);
+  /** The read connections each user's requests hold together (see connection-shares.ts). */
+  readonly connectionShares: ConnectionShares;
+
+  /** A new API request's budget; `user`'s requests share their connections. */
+  requestBudget(user: string): RequestBudget {
+    return new RequestBudget(this.requestLimits, { shares: this.connectionShares, user });
   }
 
   resource(path: string): ResourceService {

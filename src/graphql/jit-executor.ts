@@ -22,7 +22,10 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
     // null, where an omitted field must leave the stored value alone. Mutations answer little anyway.
     // So does a document in which Apollo found no operation by the name sent (also an empty name, which
     // graphql-jit would take as none and run): graphql-js answers the error Apollo turns into a 400.
+    const context = requestContext.context as GraphqlContext;
     if (!requestContext.operation || requestContext.operation.operation === 'mutation') {
+      // A mutation answers what it wrote: never refused after its writes are made.
+      context.ctx.budget = context.ctx.budget.withoutByteLimit();
       return execute({
         schema,
         document: requestContext.document,
@@ -31,7 +34,6 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
         contextValue: requestContext.context,
       });
     }
-    const context = requestContext.context as GraphqlContext;
     let answered: ExecutionResult | undefined;
     try {
       answered = await sqlAnswers?.answer(requestContext.operation, fragmentsOf(requestContext.document), requestContext.request.variables, context);

@@ -76,7 +76,7 @@ export async function sendExport(
     await written(res, writer.start);
     for await (const batch of batches) {
       if (res.destroyed) break;
-      await written(res, await encoded(ctx, resource, batch, writer));
+      for await (const chunk of encoded(ctx, resource, batch, writer)) await written(res, chunk);
     }
     ended(res, writer.end);
   } catch (thrown) {
@@ -87,11 +87,25 @@ export async function sendExport(
   }
 }
 
-/** The text of one batch, its rows presented as the JSON list shows them. */
-async function encoded(ctx: RequestContext, resource: Resource, batch: object[], writer: ExportWriter): Promise<string> {
+/** Text handed to the client at once: about what one batch holds of the rows' own columns. */
+const CHUNK_CHARACTERS = 1024 * 1024;
+
+/**
+ * The text of one batch, its rows presented as the JSON list shows them, in chunks of about 1 MB written
+ * one after another as the client takes them: a row embeds its references (a large project repeated in
+ * every row of the batch), which the batch's size, counted on the rows' own columns, does not hold.
+ */
+async function* encoded(ctx: RequestContext, resource: Resource, batch: object[], writer: ExportWriter): AsyncGenerator<string> {
   const presented = await presentAll(ctx, resource, batch);
   ctx.loaders.clear();
-  return presented.map(writer.row).join('');
+  let chunk = '';
+  for (const row of presented) {
+    chunk += writer.row(row);
+    if (chunk.length < CHUNK_CHARACTERS) continue;
+    yield chunk;
+    chunk = '';
+  }
+  if (chunk) yield chunk;
 }
 
 /** Waits until `chunk` is taken by the client (or the client is gone). */

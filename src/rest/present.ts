@@ -43,7 +43,11 @@ async function presentRows(ctx: RequestContext, fields: FieldMeta[], rows: Row[]
 async function embeddedById(ctx: RequestContext, entity: Parameters<typeof fieldsOf>[0], values: unknown[], depth: number): Promise<Map<string, Json>> {
   const ids = [...new Set(values.filter((v): v is string => typeof v === 'string'))];
   if (ids.length === 0) return new Map();
-  const found = (await ctx.loaders.byId(entity as never).loadMany(ids)).filter((row): row is Row => row !== null && !(row instanceof Error));
+  const loaded = await ctx.loaders.byId(entity as never).loadMany(ids);
+  // A read that failed (the request's budget spent, the database gone) fails the answer, never empties a reference.
+  const failed = loaded.find((row) => row instanceof Error);
+  if (failed) throw failed;
+  const found = loaded.filter((row): row is Row => row !== null);
   const presented = await presentRows(ctx, fieldsOf(entity), found, depth);
   return new Map(found.map((row, i) => [row.id as string, presented[i]]));
 }

@@ -14,6 +14,7 @@ import type { RateLimits, RateSubject } from '../../http/rate-limit';
 import type { RequestContext } from '../../engine/context';
 import { ChangeFeed } from './change-feed';
 import { LiveConnection, type LiveContext } from './live-connection';
+import { UnreadMessages } from './unread-messages';
 
 /** The path of GraphQL over HTTP, where subscriptions are served over WebSocket too. */
 const PATH = '/graphql';
@@ -84,6 +85,7 @@ export class LiveUpdates {
   private readonly feed: ChangeFeed;
   private readonly attached: Attached[] = [];
   private readonly connections = new WeakMap<ConnectionContext, Connection>();
+  private readonly unread = new UnreadMessages();
 
   constructor(private readonly options: LiveUpdatesOptions) {
     this.feed = new ChangeFeed(options.databaseUrl, options.accessChanged);
@@ -155,6 +157,7 @@ export class LiveUpdates {
       return undefined;
     };
     this.connections.set(ctx, { live: new LiveConnection(this.feed, identify), rate });
+    this.unread.add(identity.context.user!.id, ctx.extra.socket);
     return true;
   }
 
