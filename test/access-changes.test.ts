@@ -171,6 +171,35 @@ describe('a removal from a team during a running GraphQL document', () => {
   }
 });
 
+describe('a removal from a team while root fields wait their turn (the resolvers)', () => {
+  it("holds for a root field that waited for one of the request's connections", async () => {
+    const w = await world();
+    const lock = await holdModels();
+    try {
+      // Two root fields wait on the lock and hold both of the request's connections; the probe waits its turn.
+      const document = `query($projects: String!, $tasks: String!) {
+        warm: projects(filter: $projects) @include(if: true) { totalElements }
+        first: models @include(if: true) { totalElements }
+        second: models @include(if: true) { totalElements }
+        probe: tasks(filter: $tasks) @include(if: true) { totalElements content { id } }
+      }`;
+      const pending = server.graphql(document, { projects: variables(w).projects, tasks: variables(w).tasks }, w.key);
+      await expect.poll(() => lock.waiting(), { timeout: 5_000, interval: 20 }).toBe(true);
+      await removal(w)();
+      const later = await createTask(server, w.project.id, { title: unique('after the removal') });
+      await lock.release();
+      const answer = await pending;
+      expect(answer.body.errors, answer.text).toBeUndefined();
+      expect(answer.body.data.warm.totalElements).toBe(1);
+      expect(answer.body.data.probe, answer.text).toEqual({ totalElements: 0, content: [] });
+      expect(answer.text).not.toContain(later.id);
+    } catch (error) {
+      await lock.release().catch(() => undefined);
+      throw error;
+    }
+  });
+});
+
 describe('other changes of access during a running GraphQL document', () => {
   it('an archived organization: the later root field answers no rows, as REST does', async () => {
     const w = await world();

@@ -32,6 +32,8 @@ export class RequestBudget implements ReadBudget {
   /** Characters of values read from the database so far (a JSON text the database wrote counts whole). */
   private bytesRead = 0;
   private readonly connections: Semaphore;
+  /** The root fields of a GraphQL document answered at once, as many as its connections. */
+  private readonly rootFields: Semaphore;
   /** Set once the answer is known to be too large: every later read is refused at once. */
   private refusal?: BadRequestError;
 
@@ -41,6 +43,21 @@ export class RequestBudget implements ReadBudget {
     private readonly share?: { shares: ConnectionShares; user: string },
   ) {
     this.connections = new Semaphore(limits?.maxDbConnections ?? Number.MAX_SAFE_INTEGER);
+    this.rootFields = new Semaphore(limits?.maxDbConnections ?? Number.MAX_SAFE_INTEGER);
+  }
+
+  /**
+   * Runs the root field `work` once fewer than REQUEST_MAX_DB_CONNECTIONS of the document's root fields
+   * run: a root field waits before it reads the caller's access and writes its statements, never after
+   * (what changed meanwhile holds for it).
+   */
+  async rootField<R>(work: () => Promise<R>): Promise<R> {
+    await this.rootFields.acquire();
+    try {
+      return await work();
+    } finally {
+      this.rootFields.release();
+    }
   }
 
   /** No bound: the server's own work (jobs, start-up) and exports, which stream rather than answer. */
