@@ -60,7 +60,7 @@ export class RequestBudget implements ReadBudget {
     }
   }
 
-  /** No bound: the server's own work (jobs, start-up) and exports, which stream rather than answer. */
+  /** No bound: the server's own work (jobs, start-up). */
   static unlimited(): RequestBudget {
     return new RequestBudget(undefined);
   }
