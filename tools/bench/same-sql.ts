@@ -150,13 +150,16 @@ async function embeddedOrganizations(caller: Caller, projects: Row[]): Promise<M
 
 /**
  * The nested GraphQL read: one statement in which the database writes the answer's JSON, level by
- * level (each page's rows limited, then each row's own page and count correlated to it), sent on as text.
+ * level (each page's rows limited, then each row's own page and count correlated to it), sent on as text
+ * when it fits in the answer's bytes.
  */
 app.post('/graphql', async (req: Request, res: Response) => {
   if (req.body?.query !== NESTED_QUERY) throw new HttpError(400, 'Bad Request', 'this baseline answers the benchmark query only');
   const caller = callerOf(res);
   const values: unknown[] = [];
   const param = (value: unknown) => `$${values.push(value)}`;
+  // The bytes left to the answer (RESPONSE_MAX_BYTES): the text is sent only when it fits.
+  const bytesLeft = param(16 * 1024 * 1024);
   /** The caller's rows of a level at depth `d`: the tenancy condition (members), the liveness conditions, the parent row. */
   const where = (alias: string, d: number, tenantColumn: string, live: string[], parentColumn?: string) =>
     [
@@ -171,7 +174,7 @@ app.post('/graphql', async (req: Request, res: Response) => {
     const content =
       `coalesce((select '[' || string_agg(${row()}, ',') || ']' from ((select ${listOf(`"e${d}"`, fields)} from "${table}" as "e${d}" ` +
       `where ${where(`e${d}`, d, tenantColumn, live, parentColumn)} order by "e${d}"."created_on" asc, "e${d}"."id" asc limit ${param(10)})) as "__row${d}"), '[]')`;
-    const count = `(select count(*) as "count" from "${table}" as "c${d}" where ${where(`c${d}`, d, tenantColumn, live, parentColumn)})`;
+    const count = `(select count(*) as "count" from "${table}" as "c_${d}" where ${where(`c_${d}`, d, tenantColumn, live, parentColumn)})`;
     return `select ${object([
       ['totalElements', `"__count${d}"."count"::text`],
       ['content', content],
@@ -193,7 +196,12 @@ app.post('/graphql', async (req: Request, res: Response) => {
   const organizations = level(0, 'organization', 'id', ['archived'], undefined, ['id', 'name', 'slug'], () =>
     object([text(0, 'id'), text(0, 'name'), text(0, 'slug'), ['projects', `(${projects()})`]]),
   );
-  const [row] = await sql(pool, `select (${organizations}) as "json"`, values);
+  const [row] = await sql(
+    pool,
+    `select case when octet_length("j"."json") <= ${bytesLeft}::bigint then "j"."json" end as "json", octet_length("j"."json") as "bytes" from (select (${organizations}) as "json" offset 0) "j"`,
+    values,
+  );
+  if (row.json === null) throw new HttpError(400, 'Bad Request', 'the answer is larger than RESPONSE_MAX_BYTES');
   res.type('application/json').send(`{"data":{"organizations":${row.json as string}}}`);
 });
 
