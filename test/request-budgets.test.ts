@@ -143,6 +143,15 @@ describe('RESPONSE_MAX_BYTES', () => {
     expect(statements.filter((statement) => statement.text.includes('"json"'))).toHaveLength(3);
   });
 
+  it('counts items by id too: the same 100 KB task in 12 aliases, on both paths', async () => {
+    const [task] = (await server.request('GET', `/api/tasks?pageSize=1&filter=${encoded(`project.name=='${tag}'`)}`)).body.content;
+    const items = (n: number, directive = '') =>
+      `{ ${Array.from({ length: n }, (_, i) => `i${i}: task(id: "${task.id}")${directive} { id description }`).join(' ')} }`;
+    // Eight fit in 1 MB; twelve do not, although each is one row.
+    expect(Object.keys(await server.graphqlData(items(8)))).toHaveLength(8);
+    for (const directive of ['', ' @include(if: true)']) expectGraphqlRefused(await server.graphql(items(12, directive)), TOO_LARGE);
+  });
+
   it('refuses a value repeated past the limit although each row read once fits (the answer as written)', async () => {
     const repeated = `{ tasks(pageSize: 12, filter: "project.name=='${tag}'") { content { title project { description } } } }`;
     expectGraphqlRefused(await server.graphql(repeated), TOO_LARGE);
