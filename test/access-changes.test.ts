@@ -410,7 +410,7 @@ describe('a statement cancelled by the statement timeout', () => {
     await impatient.graphqlData('{ me { id } }');
     const lock = await holdModels();
     let answer: Answer<{ data?: any; errors?: any[] }> | undefined;
-    let statements: unknown[] = [];
+    let statements: { text: string }[] = [];
     try {
       statements = await impatient.recordQueries(async () => {
         answer = await impatient.graphql('{ models { totalElements content { id name } } }');
@@ -426,7 +426,9 @@ describe('a statement cancelled by the statement timeout', () => {
     });
     // As REST says it: the header carries the wait.
     expect(answer!.headers.get('retry-after')).toBe(String(answer!.body.errors![0].extensions.retryAfter));
-    // The one statement, cancelled; the resolvers did not send theirs.
-    expect(statements).toHaveLength(1);
+    // The one statement, cancelled; the resolvers did not send theirs. (Only the reads of the models
+    // count: another suite's change of access, in the shared database, may make this server look up
+    // the caller's key again meanwhile.)
+    expect(statements.filter((statement) => statement.text.includes('model_catalog_entry'))).toHaveLength(1);
   });
 });

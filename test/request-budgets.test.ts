@@ -46,12 +46,12 @@ describe('sort: at most 32 terms and 1024 bytes', () => {
     expect((await server.request('GET', `/api/tasks?sort=${encoded(terms(32))}&pageSize=1`)).status).toBe(200);
     expect((await server.graphqlData(TASKS, { sort: terms(32) })).tasks.totalElements).toBeGreaterThan(0);
     const message = 'has more than the limit of 32 terms';
-    const statements = await server.countQueries(async () => {
+    const statements = await server.fewestQueries(async () => {
       expectRestRefused(await server.request('GET', `/api/tasks?sort=${encoded(terms(33))}`), 'sort', message);
       expectGraphqlRefused(await server.graphql(TASKS, { sort: terms(33) }), `sort: ${message}`);
     });
     // Credentials are cached: nothing reaches the database for a refused sort.
-    expect(statements).toBe(0);
+    expect(statements).toEqual([]);
   });
 
   it('counts the terms of repeated sort parameters together', async () => {
