@@ -23,6 +23,16 @@ export class Semaphore {
     if (next) next();
     else this.held -= 1;
   }
+
+  /** Runs `work` holding one place: once one is free. */
+  async holding<R>(work: () => Promise<R>): Promise<R> {
+    await this.acquire();
+    try {
+      return await work();
+    } finally {
+      this.release();
+    }
+  }
 }
 
 /**
@@ -39,11 +49,9 @@ export class ConnectionShares {
   async holding<R>(user: string, work: () => Promise<R>): Promise<R> {
     let share = this.byUser.get(user);
     if (!share) this.byUser.set(user, (share = new Semaphore(this.perUser)));
-    await share.acquire();
     try {
-      return await work();
+      return await share.holding(work);
     } finally {
-      share.release();
       if (share.idle) this.byUser.delete(user);
     }
   }

@@ -51,13 +51,8 @@ export class RequestBudget implements ReadBudget {
    * run: a root field waits before it reads the caller's access and writes its statements, never after
    * (what changed meanwhile holds for it).
    */
-  async rootField<R>(work: () => Promise<R>): Promise<R> {
-    await this.rootFields.acquire();
-    try {
-      return await work();
-    } finally {
-      this.rootFields.release();
-    }
+  rootField<R>(work: () => Promise<R>): Promise<R> {
+    return this.rootFields.holding(work);
   }
 
   /** No bound: the server's own work (jobs, start-up). */
@@ -96,7 +91,14 @@ export class RequestBudget implements ReadBudget {
    * far larger written out than read, and is refused before it is written.
    */
   checkAnswerValue(answer: unknown): void {
-    if (this.limits && writtenLengthExceeds(answer, this.limits.responseMaxBytes)) this.refuse();
+    if (!this.admitsAnswer(answer)) throw this.refusal;
+  }
+
+  /** Whether `answer` may be written (see `checkAnswerValue`); if not, the request's refusal is recorded. */
+  admitsAnswer(answer: unknown): boolean {
+    if (!this.limits || !writtenLengthExceeds(answer, this.limits.responseMaxBytes)) return true;
+    this.refusal ??= responseTooLarge(this.limits.responseMaxBytes);
+    return false;
   }
 
   /** Throws the refusal when the answer has already been found too large. */
@@ -109,18 +111,13 @@ export class RequestBudget implements ReadBudget {
   }
 
   /** Runs `work` holding one of the request's connections: beyond the limit, it waits for one to be released. */
-  async lease<R>(work: () => Promise<R>): Promise<R> {
+  lease<R>(work: () => Promise<R>): Promise<R> {
     this.assertWithinBudget();
-    await this.connections.acquire();
-    try {
-      const run = () => {
-        this.assertWithinBudget();
-        return work();
-      };
-      return await (this.share ? this.share.shares.holding(this.share.user, run) : run());
-    } finally {
-      this.connections.release();
-    }
+    const run = () => {
+      this.assertWithinBudget();
+      return work();
+    };
+    return this.connections.holding(() => (this.share ? this.share.shares.holding(this.share.user, run) : run()));
   }
 
   private refuse(): never {

@@ -9,13 +9,7 @@ import type { GraphqlContext } from './context';
  */
 export function budgetRefusal(context: GraphqlContext, data?: unknown): ExecutionResult | undefined {
   const { budget } = context.ctx;
-  if (data !== undefined && !budget.exceeded) {
-    try {
-      budget.checkAnswerValue(data);
-    } catch {
-      // Recorded by the budget: answered below.
-    }
-  }
+  if (data !== undefined && !budget.exceeded) budget.admitsAnswer(data);
   const refusal = budget.exceeded;
   return refusal && { errors: [new GraphQLError(refusal.message, { originalError: refusal })] };
 }

@@ -15,7 +15,7 @@ export function boundedJsonAnswers(req: Request, res: Response, next: NextFuncti
   if (context && !READS.has(req.method)) context.budget = context.budget.withoutByteLimit();
   res.json = function boundedJson(body: unknown): Response {
     // Error bodies (the refusal itself among them) are small: only answers are measured.
-    const budget = res.statusCode < 400 ? identityOf(req).context?.budget : undefined;
+    const budget = res.statusCode < 400 ? context?.budget : undefined;
     // A read refused by the budget fails the answer, wherever it was caught.
     budget?.assertWithinBudget();
     // Measured before it is written: rows embed their references, one large row repeated in every one.

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../engine/context';
+import { EXPORT_BATCH_BYTES } from '../engine/resource-service';
 import { BadRequestError, type ApiError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 import { logger } from '../logging/logger';
@@ -87,13 +88,11 @@ export async function sendExport(
   }
 }
 
-/** Text handed to the client at once: about what one batch holds of the rows' own columns. */
-const CHUNK_CHARACTERS = 1024 * 1024;
-
 /**
- * The text of one batch, its rows presented as the JSON list shows them, in chunks of about 1 MB written
- * one after another as the client takes them: a row embeds its references (a large project repeated in
- * every row of the batch), which the batch's size, counted on the rows' own columns, does not hold.
+ * The text of one batch, its rows presented as the JSON list shows them, in chunks of about
+ * EXPORT_BATCH_BYTES written one after another as the client takes them: a row embeds its references
+ * (a large project repeated in every row of the batch), which the batch's size, counted on the rows'
+ * own columns, does not hold.
  */
 async function* encoded(ctx: RequestContext, resource: Resource, batch: object[], writer: ExportWriter): AsyncGenerator<string> {
   const presented = await presentAll(ctx, resource, batch);
@@ -101,7 +100,7 @@ async function* encoded(ctx: RequestContext, resource: Resource, batch: object[]
   let chunk = '';
   for (const row of presented) {
     chunk += writer.row(row);
-    if (chunk.length < CHUNK_CHARACTERS) continue;
+    if (chunk.length < EXPORT_BATCH_BYTES) continue;
     yield chunk;
     chunk = '';
   }
