@@ -12,11 +12,22 @@ export interface RecordedStatement {
  * Counts every SQL statement the server sends, so tests and benchmarks can assert query shapes; while
  * `recorded` is set, the statements themselves are kept there too (tests read their plans).
  */
-export const queryCounter: { total: number; recorded?: RecordedStatement[] } = { total: 0 };
+export const queryCounter: { total: number; failed: number; recorded?: RecordedStatement[] } = { total: 0, failed: 0 };
 
 export function countStatement(text: string, params: readonly unknown[] = [], name?: string): void {
   queryCounter.total += 1;
   queryCounter.recorded?.push({ text, params, name });
+}
+
+/**
+ * Counts a statement PostgreSQL could not run as written (class 42: syntax, a name it does not know;
+ * class 22: a value it cannot take): a defect, never a routine answer, since a read's checks refuse
+ * what cannot run before it is sent. Rethrows the error.
+ */
+export function countedFailure(error: unknown): never {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && (code.startsWith('42') || code.startsWith('22'))) queryCounter.failed += 1;
+  throw error;
 }
 
 export class CountingLogger extends DefaultLogger {

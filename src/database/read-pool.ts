@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { PoolUsage } from './pool-usage';
-import { countStatement } from './query-counter';
+import { countedFailure, countStatement } from './query-counter';
 import { REQUEST_SESSION_OPTIONS } from './session-options';
 
 /** A prepared statement: parsed and planned once per connection, then only executed. */
@@ -88,7 +88,7 @@ export class ReadPool implements Reads {
 
   async query<R>(statement: PreparedStatement, values: unknown[], _reader?: string, budget?: ReadBudget): Promise<R[]> {
     countStatement(statement.text, values, statement.name);
-    const result = await withinBudget(budget, (types) => this.pool.query({ name: statement.name, text: statement.text, values, types }));
+    const result = await withinBudget(budget, (types) => this.pool.query({ name: statement.name, text: statement.text, values, types })).catch(countedFailure);
     return result.rows as R[];
   }
 
@@ -108,7 +108,7 @@ export class ReadPool implements Reads {
       this.names.set(text, name);
     }
     countStatement(text, values, name);
-    const result = await withinBudget(budget, (types) => this.pool.query({ name, text, values, types }));
+    const result = await withinBudget(budget, (types) => this.pool.query({ name, text, values, types })).catch(countedFailure);
     return result.rows as R[];
   }
 

@@ -3,6 +3,7 @@ import type { PreparedStatement } from '../database/read-pool';
 import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
 import { hidingFields, type Resource, type Writer } from '../model/resource';
 import { liveSql, quote, tenantKeyOf } from '../model/tenant-keys';
+import { isoTime } from './json-pages';
 import type { Viewer } from './tenancy';
 
 /**
@@ -32,8 +33,6 @@ export const ORGANIZATION_COLUMN = '__organization';
 
 /** Columns computed in the statement rather than stored: whether the caller may see the row. */
 export const VISIBLE_COLUMN = '__visible';
-
-const ISO_FORMAT = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 class Builder {
   private aliases = 0;
@@ -179,7 +178,7 @@ class Builder {
         const column = this.column(target, f.name);
         if (!column) return `null as ${quote(f.name)}`;
         const value = `${alias}.${quote(column)}`;
-        return `${f.kind === 'dateTime' ? `to_char(${value} at time zone 'UTC', ${ISO_FORMAT})` : value} as ${quote(f.name)}`;
+        return `${f.kind === 'dateTime' ? isoTime(value) : value} as ${quote(f.name)}`;
       });
     for (const reference of fieldsOf(target).filter((f) => f.reference?.embed)) values.push(`null as ${quote(reference.reference!.relation)}`);
     const resource = this.resourceOf(target);

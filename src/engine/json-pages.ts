@@ -1,5 +1,5 @@
 import type { FieldMeta } from '../model/fields';
-import type { ListParams } from './resource-service';
+import type { ListParams } from './read-plan';
 
 /**
  * A page, its rows and their nested pages as the answer shows them, key by key in answer order, for
@@ -68,6 +68,23 @@ export function writableAsJson(field: FieldMeta): boolean {
   return field.options.persist !== false && JSON_KINDS.has(field.kind);
 }
 
+const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+/** What follows the year. */
+const ISO_REST = `'-MM-DD"T"HH24:MI:SS.MS"Z"'`;
+
+/**
+ * A time as the answer writes it (ECMAScript's Date#toISOString): ISO 8601 in UTC, truncated to
+ * milliseconds; a year outside 0000-9999 in the expanded form (`+010000-01-01T04:59:59.000Z`), which
+ * `new Date()` reads back. PostgreSQL counts years before 1 as 1 BC, 2 BC, ...; ECMAScript as 0, -1, ...
+ */
+export function isoTime(value: string): string {
+  const utc = `(${value} at time zone 'UTC')`;
+  const year = `extract(year from ${utc})::int`;
+  const ecmaYear = `(case when ${year} < 0 then ${year} + 1 else ${year} end)`;
+  const expanded = `(case when ${ecmaYear} = 0 then '0000' when ${ecmaYear} < 0 then '-' || lpad((-${ecmaYear})::text, 6, '0') else '+' || lpad(${ecmaYear}::text, 6, '0') end)`;
+  return `(case when ${utc} >= '0001-01-01' and ${utc} < '10000-01-01' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
+}
+
 /**
  * A field's value as JSON text, read from the column `"alias"."name"` of a page's rows: compact, as the
  * answer writes it (PostgreSQL's json functions put spaces after colons and commas). A stored JSON value
@@ -77,8 +94,7 @@ export function jsonValue(field: FieldMeta, alias: string): string {
   const column = `"${alias}"."${field.name}"`;
   switch (field.kind) {
     case 'dateTime':
-      // Truncated to milliseconds, as the answer's times are.
-      return `coalesce('"' || to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`;
+      return `coalesce('"' || ${isoTime(column)} || '"', 'null')`;
     case 'number':
       return `coalesce(to_json(${column}::float8)::text, 'null')`;
     case 'int':

@@ -2,7 +2,8 @@ import DataLoader from 'dataloader';
 import type { EntityClass } from '@mikro-orm/core';
 import type { RequestContext } from './context';
 import type { PageResult } from './page';
-import type { ListParams, ResourceService } from './resource-service';
+import type { ListParams } from './read-plan';
+import type { ResourceService } from './resource-service';
 
 /**
  * Per-request batching: every to-one lookup and every to-many page of one request level becomes one

@@ -1,7 +1,7 @@
 import { pageAnswerOf, type DomainOperation } from '../model/operation';
 import type { RequestContext } from './context';
 import { parseOperationInput } from './operation-input';
-import type { ListParams } from './resource-service';
+import type { ListParams } from './read-plan';
 
 /**
  * Runs a domain operation for a REST request or a GraphQL field alike, with the handler its module

@@ -1,4 +1,4 @@
-import { ForeignKeyConstraintViolationException, raw, sql, type EntityClass, type FilterQuery, type FindOptions } from '@mikro-orm/core';
+import { ForeignKeyConstraintViolationException, raw, sql, type EntityClass, type FilterQuery } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { runPreparedInTransaction } from '../database/prepared-in-transaction';
@@ -14,34 +14,22 @@ import {
   type ApiError,
 } from '../errors/api-error';
 import { entityTag, sequenceOfTag } from '../model/entity-tag';
-import { fieldsOf, implicitDefault, type FieldMeta, type InverseLink } from '../model/fields';
+import { fieldsOf, implicitDefault, type FieldMeta } from '../model/fields';
 import { privacyFields, type WriteAction } from '../model/resource';
 import { isUuid } from '../model/uuid';
-import { resolveFieldPath } from '../query/field-path';
-import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
-import { parsePaging, type PageRequest } from '../query/paging';
-import { searchCondition, searchTextOf } from '../query/search';
-import { parseSort, toOrderBy, type SortTerm } from '../query/sort';
+import { searchTextOf } from '../query/search';
 import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
+import { planRead, type ListParams, type ReadPlan } from './read-plan';
 import { ListStatements, sqlOf, type WrittenSql } from './list-statements';
 import type { Knex } from '@mikro-orm/postgresql';
 import type { PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import {
-  itemStatement,
-  ORGANIZATION_COLUMN,
-  relatedSortValue,
-  VISIBLE_COLUMN,
-  writeGuard,
-  type ItemShape,
-  type ItemStatement,
-  type WriteGuard,
-} from './item-statement';
+import { itemStatement, ORGANIZATION_COLUMN, VISIBLE_COLUMN, writeGuard, type ItemShape, type ItemStatement, type WriteGuard } from './item-statement';
 import { tenantKeyOf } from '../model/tenant-keys';
 import { and, liveParentRows, liveRows, memberships, viewerOf, visibleRows, writableRows } from './tenancy';
-import { assertPublicPaths, hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
+import { hidesExistence, readsStoredFields, rowSeenBy, rowsSeenBy } from './user-projection';
 import { afterLast, keyColumn, keyColumnOrder, keyColumns, keyOrder, keyWindow, type SortKey } from './keyset';
 import {
   columnsOf,
@@ -62,29 +50,6 @@ export const EXPORT_BATCH_BYTES = 1024 * 1024;
 const BYTES_COLUMN = '__bytes';
 const POSITION_COLUMN = '__n';
 const MORE_COLUMN = '__more';
-
-/** Raw list parameters as they arrive from a query string or GraphQL arguments. */
-export interface ListParams {
-  page?: unknown;
-  pageSize?: unknown;
-  filter?: string | null;
-  query?: string | null;
-  sort?: string | string[] | null;
-  /** Only these properties are needed (GraphQL selections); whole rows when absent. */
-  columns?: string[];
-  /** The parent row of a nested collection (`/api/organizations/{orgId}/secrets`): only its rows. */
-  parentId?: string;
-  /** Only rows holding these values (one task group's history): equalities the caller cannot change. */
-  match?: Record<string, string>;
-}
-
-interface ListPlan {
-  /** The condition, written anew for each statement: the raw fragments of a subquery serve one statement only. */
-  where: () => Record<string, unknown>;
-  paging: PageRequest;
-  sort: SortTerm[];
-  orderBy: FindOptions<object>['orderBy'];
-}
 
 type Row = BaseEntity & Record<string, unknown>;
 
@@ -118,13 +83,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async list(ctx: RequestContext, params: ListParams): Promise<PageResult<T>> {
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
     const written = await this.lists.remember(ctx, 'list', params, async () => {
-      const plan = await this.plan(ctx, params);
+      const plan = await planRead(ctx, this.resource, params);
       const { page, pageSize } = plan.paging;
       const rows = ctx.em
         .createQueryBuilder(this.entity, 'e0')
         .select(this.lists.selection(ctx, 'e0', params.columns) as never)
         .where(plan.where())
-        .orderBy(plan.orderBy as never)
+        .orderBy(plan.orderBy('e0') as never)
         .limit(pageSize, page * pageSize);
       const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
       return { statements: [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())], paging: plan.paging, sort: plan.sort };
@@ -148,7 +113,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   async listByParents(ctx: RequestContext, foreignKey: string, parentIds: readonly string[], params: ListParams): Promise<Map<string, PageResult<T>>> {
     const written = await this.lists.remember(ctx, `children:${foreignKey}`, params, async () => {
-      const plan = await this.plan(ctx, params);
+      const plan = await planRead(ctx, this.resource, params);
       const { page, pageSize } = plan.paging;
       const perParent = () => and(plan.where(), { [foreignKey]: sql.ref('parent.id') });
       const counted = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(perParent());
@@ -156,7 +121,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         .createQueryBuilder(this.entity, 'e0')
         .select(this.lists.selection(ctx, 'e0', params.columns) as never)
         .where(perParent())
-        .orderBy(plan.orderBy as never)
+        .orderBy(plan.orderBy('e0') as never)
         .limit(pageSize, page * pageSize);
       // The parent ids are the first value bound: each request binds its own.
       const statement = ctx.em.getKnex().raw(
@@ -245,7 +210,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * its own rows and its parent's. (The statement is wrapped: a Raw is thenable, and awaiting it would run it.)
    */
   private async jsonPage(ctx: RequestContext, shape: JsonPage, depth: number, parent?: { foreignKey: string; alias: string }): Promise<{ select: Knex.Raw }> {
-    const plan = await this.plan(ctx, shape.params);
+    const plan = await planRead(ctx, this.resource, shape.params);
     const { page, pageSize } = plan.paging;
     const where = () => (parent ? and(plan.where(), { [parent.foreignKey]: sql.ref(`${parent.alias}.id`) }) : plan.where());
     const rows = `__row${depth}`;
@@ -274,7 +239,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       else {
         const content = await this.jsonContent(ctx, entry.content, depth, rows);
         const paged = this.jsonRows(ctx, entry.content, depth, where())
-          .orderBy(plan.orderBy as never)
+          .orderBy(plan.orderBy(levelAlias(depth)) as never)
           .limit(pageSize, offset);
         // The rows are aggregated in the order the limited subquery gives them.
         members.push([memberName(entry.key), `coalesce((select '[' || string_agg(${content.sql}, ',') || ']' from (?) as "${rows}"), '[]')`]);
@@ -284,7 +249,6 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const object = objectText(members);
     const knex = ctx.em.getKnex();
     if (!needsCount) return { select: knex.raw(`select ${object}`, bindings) };
-    // Not a letter and a number: the ORM names the tables it joins so (`c1` for a channel a privacy rule reads).
     const count = ctx.em.createQueryBuilder(this.entity, `c_${depth}`).count().where(where()).getKnexQuery();
     return { select: knex.raw(`select ${object} from (?) as "${counted}"`, [...bindings, count]) };
   }
@@ -315,16 +279,16 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * reference read by id answers null.
    */
   private async jsonReferenced(ctx: RequestContext, row: JsonRow, depth: number, id: string): Promise<{ select: Knex.Raw }> {
-    const plan = await this.plan(ctx, {});
+    const plan = await planRead(ctx, this.resource, {});
     const alias = `__row${depth}`;
     const content = await this.jsonContent(ctx, row, depth, alias);
     const one = this.jsonRows(ctx, row, depth, and(plan.where(), { id: raw(id) })).limit(1);
     return { select: ctx.em.getKnex().raw(`select ${content.sql} from (?) as "${alias}"`, [...content.bindings, one.getKnexQuery()]) };
   }
 
-  /** The rows of one level (alias `e<depth>`) meeting `where`, with the columns `row` reads. */
+  /** The rows of one level (see `levelAlias`) meeting `where`, with the columns `row` reads. */
   private jsonRows(ctx: RequestContext, row: JsonRow, depth: number, where: Record<string, unknown>) {
-    const alias = `e${depth}`;
+    const alias = levelAlias(depth);
     return ctx.em
       .createQueryBuilder(this.entity, alias)
       .select(this.lists.selection(ctx, alias, columnsOf(row)) as never)
@@ -686,85 +650,6 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     return body;
   }
 
-  private async plan(ctx: RequestContext, params: ListParams): Promise<ListPlan> {
-    const paging = parsePaging(this.resource.paging, params.page, params.pageSize);
-    const sort = parseSort(this.entity, params.sort ?? undefined, this.resource.paging === 'one-based');
-    const filter = parseFilter(this.entity, params.filter ?? undefined);
-    assertPublicPaths(ctx, this.entity, filter?.fields ?? [], sort);
-    const fixed = and(
-      params.parentId === undefined ? undefined : { [this.parentOf().field]: params.parentId.toLowerCase() },
-      params.match,
-      await visibleRows(ctx, this.resource),
-      this.live(ctx),
-      searchCondition(this.resource.fields, params.query ?? undefined),
-    );
-    const joined = filter && (await this.visibleRelatedRows(ctx, filter.relations));
-    const scope: FilterScope | undefined = joined && { joined, exists: (link, condition) => this.existsClause(ctx, joined, link, condition) };
-    const where = () => and(fixed, filter?.condition(scope!) as Record<string, unknown> | undefined);
-    return { where, paging, sort, orderBy: (await this.visibleOrder(ctx, sort)) as FindOptions<object>['orderBy'] };
-  }
-
-  /**
-   * An inverse filter's condition (`memberTask.title=='x'`) as one correlated `EXISTS` over the live rows
-   * of the referring entity the caller may see: the database answers it on the reference's index, and no
-   * referring row is ever loaded. `[::alias::]` is the ORM's placeholder for the filtered row's alias,
-   * filled in by each statement that uses the clause (the page and its count).
-   */
-  private existsClause(ctx: RequestContext, joined: JoinedRows, link: InverseLink, condition: Record<string, unknown>): Record<string, unknown> {
-    const source = ctx.services.forEntity(link.source);
-    const correlated = and(condition, { [link.field.name]: raw('[::alias::].id') }, source?.live(ctx), joined(link.source));
-    const inner = ctx.em.createQueryBuilder(link.source, 'inv0').select(raw('1')).where(correlated).getKnexQuery().toSQL();
-    return { [raw(`exists (${inner.sql})`, [...inner.bindings])]: [] };
-  }
-
-  /**
-   * The order clauses of the sort terms (then the default order and the id). A term through references
-   * orders a caller who is not an administrator by the related value only where they may see the
-   * related row, null elsewhere, as filters do: the order reveals nothing of rows they may not read.
-   */
-  private async visibleOrder(ctx: RequestContext, sort: SortTerm[]): Promise<unknown[]> {
-    const clauses: unknown[] = toOrderBy(this.entity, sort, this.resource.order);
-    const viewer = viewerOf(ctx);
-    if (viewer === 'system') return clauses;
-    for (const [index, term] of sort.entries()) {
-      const { relations } = resolveFieldPath(this.entity, term.path, 'sort');
-      if (relations.length === 0) continue;
-      // Administrators see every related row but those private to other users.
-      if (viewer === 'admin' && !relations.some((relation) => ctx.services.forEntity(relation.target)?.resource.privacy)) continue;
-      const related = await this.relatedSortValue(ctx, term);
-      clauses[index] = { [raw(related.text, related.bindings)]: term.direction };
-    }
-    return clauses;
-  }
-
-  /** A sort term through references as the related value the caller may see (null elsewhere), `?` for the caller's values. */
-  private async relatedSortValue(ctx: RequestContext, term: SortTerm): Promise<{ text: string; bindings: unknown[] }> {
-    const viewer = viewerOf(ctx);
-    const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
-    const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
-    const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
-    const related = relatedSortValue(
-      { hops, property: properties[properties.length - 1] },
-      { entity: this.entity, alias: 'e0' },
-      ctx.em.getMetadata(),
-      resourceOf,
-      viewer,
-    );
-    const mine = viewer === 'member' ? await memberships(ctx) : { member: new Set<string>(), owner: new Set<string>() };
-    // Bound as array literals: they hold UUIDs only.
-    const callerValues: Record<string, unknown> = {
-      organizations: `{${[...mine.member].join(',')}}`,
-      owned: `{${[...mine.owner].join(',')}}`,
-      user: ctx.user?.id ?? null,
-    };
-    const bindings: unknown[] = [];
-    const text = related.text.replace(/\{(organizations|owned|user)\}/g, (_, name: string) => {
-      bindings.push(callerValues[name]);
-      return '?';
-    });
-    return { text, bindings };
-  }
-
   /**
    * Every row a list request matches (its filter, query and sort; never its page), for an export: how
    * many first, refused past `maxRows` before any row is read, then batches read by keyset, each
@@ -776,13 +661,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     // An export streams its rows rather than answering them: RESPONSE_MAX_BYTES does not bound it.
     ctx.budget = ctx.budget.withoutByteLimit();
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
-    const plan = await this.plan(ctx, params);
+    const plan = await planRead(ctx, this.resource, params);
     const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
     const total = Number((await this.lists.run(ctx, sqlOf(count.getKnexQuery())))[0].count);
     if (total > maxRows) {
       throw new BadRequestError(`the export matches ${total} rows, more than EXPORT_MAX_ROWS (${maxRows}): narrow it with filter or query`);
     }
-    return { total, batches: this.keysetBatches(ctx, params, plan, await this.sortKeys(ctx, plan.sort)) };
+    return { total, batches: this.keysetBatches(ctx, params, plan) };
   }
 
   /**
@@ -791,18 +676,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * more than `exportMaxRows` rows in all, however the rows move while they are read (a row whose sort
    * key changes behind the last batch comes again): an export with more ends with an error.
    */
-  private async *keysetBatches(ctx: RequestContext, params: ListParams, plan: ListPlan, keys: SortKey[]): AsyncGenerator<T[]> {
+  private async *keysetBatches(ctx: RequestContext, params: ListParams, plan: ReadPlan): AsyncGenerator<T[]> {
     const { exportMaxRows: maxRows, exportBatchRows: batchSize } = ctx.services;
     let last: unknown[] | undefined;
     let streamed = 0;
     let plannedAt = ctx.services.accessCache.version;
+    let keys = plan.keys('e0');
     for (;;) {
       // A change of access that committed while the export streams holds for its next batch.
       if (ctx.services.accessCache.version !== plannedAt) {
         plannedAt = ctx.services.accessCache.version;
         await ctx.confirmAccess();
-        plan = await this.plan(ctx, params);
-        keys = await this.sortKeys(ctx, plan.sort);
+        plan = await planRead(ctx, this.resource, params);
+        keys = plan.keys('e0');
       }
       const rows = await this.lists.run(ctx, this.exportBatch(ctx, plan, keys, last, Math.min(batchSize, maxRows - streamed)));
       if (rows.length === 0) return;
@@ -822,7 +708,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * One batch of an export as a statement: up to `limit` rows after `last`, cut where their running size
    * passes EXPORT_BATCH_BYTES (the first row always kept), each row saying whether another follows it.
    */
-  private exportBatch(ctx: RequestContext, plan: ListPlan, keys: SortKey[], last: unknown[] | undefined, limit: number): WrittenSql {
+  private exportBatch(ctx: RequestContext, plan: ReadPlan, keys: SortKey[], last: unknown[] | undefined, limit: number): WrittenSql {
     const window = keyWindow(keys);
     const rows = ctx.em
       .createQueryBuilder(this.entity, 'e0')
@@ -843,37 +729,6 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       .where(knex.raw(`"${BYTES_COLUMN}" <= ? or "${POSITION_COLUMN}" = 1`, [EXPORT_BATCH_BYTES]))
       .orderByRaw(keyColumnOrder(keys));
     return sqlOf(within);
-  }
-
-  /** The list's order (the sort terms, else the default order, then the id) as keys over the row. */
-  private async sortKeys(ctx: RequestContext, sort: SortTerm[]): Promise<SortKey[]> {
-    const meta = ctx.em.getMetadata().get(this.entity.name);
-    const own = (property: string, direction: 'asc' | 'desc'): SortKey => ({
-      text: `"e0"."${meta.properties[property].fieldNames[0]}"`,
-      bindings: [],
-      direction,
-      nullable: !!meta.properties[property].nullable,
-    });
-    const keys: SortKey[] = [];
-    for (const term of sort) {
-      const { relations, properties } = resolveFieldPath(this.entity, term.path, 'sort');
-      if (relations.length === 0) keys.push(own(properties[0], term.direction));
-      else keys.push({ ...(await this.relatedSortValue(ctx, term)), direction: term.direction, nullable: true });
-    }
-    const direction = sort.length === 0 && this.resource.order === 'newest-first' ? 'desc' : 'asc';
-    if (sort.length === 0) keys.push(own('createdOn', direction));
-    keys.push(own('id', direction));
-    return keys;
-  }
-
-  /** What a filter may look at through each relation it follows: only rows the caller may see. */
-  private async visibleRelatedRows(ctx: RequestContext, relations: EntityClass<object>[]): Promise<JoinedRows> {
-    const allowed = new Map<EntityClass<object>, Record<string, unknown> | undefined>();
-    for (const entity of relations) {
-      const service = ctx.services.forEntity(entity);
-      allowed.set(entity, service ? await visibleRows(ctx, service.resource) : undefined);
-    }
-    return (entity) => allowed.get(entity);
   }
 
   /**
@@ -1102,6 +957,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     values.searchText = searchTextOf(this.resource.fields, { ...current, ...values });
   }
 }
+
+/**
+ * The alias of one level's rows (and `c_<depth>` of its count): not a letter and a number, as the ORM
+ * names the tables it joins (`e1` for a step's execution, `c1` for a channel a privacy rule reads), so
+ * that a level's joins never take the name of its own rows or of a level around it.
+ */
+const levelAlias = (depth: number) => `e_${depth}`;
 
 /** What an `If-Match` header asks of the row a write changes: `*` (any version) or one of these tags. */
 export type IfMatch = '*' | string[];

@@ -77,6 +77,8 @@ export function parseFilter<T extends object>(entity: EntityClass<T>, text: stri
   if (comparisons.length > MAX_FILTER_COMPARISONS) throw tooManyComparisons();
   const resolved: Resolutions = new Map(comparisons.map((node) => [node, resolveComparison(entity, node.left.selector)]));
   const reached = [...resolved.values()].flatMap(({ path, link }) => [...(link ? [link.source] : []), ...path.relations.map((r) => r.target)]);
+  // Every value is checked now, whatever the statements later written from the filter read of it.
+  for (const node of comparisons) translateComparison(node, resolved.get(node)!.path);
   const shared = sharedLinks(ast, resolved);
   return {
     relations: [...new Set(reached)],

@@ -2,7 +2,7 @@ import { type Request, type Response, Router } from 'express';
 import { MethodNotAllowedError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
 import { contextOf } from '../auth/authenticate';
-import type { ListParams } from '../engine/resource-service';
+import type { ListParams } from '../engine/read-plan';
 import { exportFormatOf, sendExport } from './export-answer';
 import { readJsonBody } from './json-body';
 import { pageBody } from './page';

@@ -35,6 +35,8 @@ export interface TestServer {
   countQueries(work: () => Promise<unknown>): Promise<number>;
   /** The text of the SQL statements sent while `work` runs. */
   recordQueries(work: () => Promise<unknown>): Promise<RecordedStatement[]>;
+  /** Statements PostgreSQL could not run as written (a defect) so far in this process. */
+  failedStatements(): number;
   /**
    * The statements of the attempt (of three) that sent the fewest: suites share the database, and a
    * write of another suite makes every server drop its cached credentials, so one attempt may also
@@ -101,6 +103,7 @@ export async function startServer({
       await work();
       return queryCounter.total - before;
     },
+    failedStatements: () => queryCounter.failed,
     async recordQueries(work) {
       const recorded: RecordedStatement[] = [];
       queryCounter.recorded = recorded;

@@ -26,6 +26,7 @@ import {
 } from './baseline-kit';
 import { NESTED_QUERY } from './cases';
 import { organizationQueueSql, queuesPerOrganization } from '../../src/jobs/job-queue';
+import { isoTime } from '../../src/engine/json-pages';
 
 /**
  * The "same SQL" baseline of `npm run bench`: bare express 5 and `pg` sending, request for request, the
@@ -172,8 +173,8 @@ app.post('/graphql', async (req: Request, res: Response) => {
   const text = (d: number, field: string) => [field, `coalesce(to_json("__row${d}"."${field}")::text, 'null')`] as [string, string];
   const level = (d: number, table: string, tenantColumn: string, live: string[], parentColumn: string | undefined, fields: string[], row: () => string) => {
     const content =
-      `coalesce((select '[' || string_agg(${row()}, ',') || ']' from ((select ${listOf(`"e${d}"`, fields)} from "${table}" as "e${d}" ` +
-      `where ${where(`e${d}`, d, tenantColumn, live, parentColumn)} order by "e${d}"."created_on" asc, "e${d}"."id" asc limit ${param(10)})) as "__row${d}"), '[]')`;
+      `coalesce((select '[' || string_agg(${row()}, ',') || ']' from ((select ${listOf(`"e_${d}"`, fields)} from "${table}" as "e_${d}" ` +
+      `where ${where(`e_${d}`, d, tenantColumn, live, parentColumn)} order by "e_${d}"."created_on" asc, "e_${d}"."id" asc limit ${param(10)})) as "__row${d}"), '[]')`;
     const count = `(select count(*) as "count" from "${table}" as "c_${d}" where ${where(`c_${d}`, d, tenantColumn, live, parentColumn)})`;
     return `select ${object([
       ['totalElements', `"__count${d}"."count"::text`],
@@ -186,7 +187,7 @@ app.post('/graphql', async (req: Request, res: Response) => {
         text(2, 'id'),
         text(2, 'title'),
         ['priority', `coalesce("__row2"."priority"::text, 'null')`],
-        ['createdOn', `coalesce('"' || to_char("__row2"."createdOn" at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"', 'null')`],
+        ['createdOn', `coalesce('"' || ${isoTime('"__row2"."createdOn"')} || '"', 'null')`],
       ]),
     );
   const projects = () =>

@@ -1,6 +1,6 @@
 import { Project, Task, TaskActivity, TaskGroup, TaskStatus, TaskTemplate } from '../../entities';
 import { rulesOf, type PlatformModule } from '../../engine/module';
-import type { ListParams } from '../../engine/resource-service';
+import type { ListParams } from '../../engine/read-plan';
 import { scopedSlugRules } from '../../engine/slugs';
 import { taskActivityRules } from './task-activities';
 import { listHistoryForTaskGroup, taskGroupRules } from './task-groups';

@@ -6,7 +6,7 @@ import { isUuid } from '../../model/uuid';
 import type { RequestContext } from '../../engine/context';
 import type { PageResult } from '../../engine/page';
 import type { ResourceRules } from '../../engine/resource-rules';
-import type { ListParams } from '../../engine/resource-service';
+import type { ListParams } from '../../engine/read-plan';
 
 /**
  * Task groups beyond storage (docs/operations.md): every create, update and
