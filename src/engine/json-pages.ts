@@ -85,10 +85,21 @@ export function isoTime(value: string): string {
   return `(case when ${utc} >= '0001-01-01' and ${utc} < '10000-01-01' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
 }
 
+/** The pattern and replacement of `compactJson`. No `?` in them: the statement passes through the query builder, which binds `?`. */
+const COMPACT_JSON = String.raw`'("([^"\\]|\\.)*")|([,:]) ', '\1\3', 'g'`;
+
+/**
+ * The text of a stored JSON value (`jsonb::text`) as JSON.stringify writes it: without the space
+ * PostgreSQL puts after each `,` and `:` between members and elements. Strings are matched whole
+ * (escapes included) and kept as they are, so that their own commas and colons keep their spaces.
+ */
+export function compactJson(text: string): string {
+  return `regexp_replace(${text}, ${COMPACT_JSON})`;
+}
+
 /**
  * A field's value as JSON text, read from the column `"alias"."name"` of a page's rows: compact, as the
- * answer writes it (PostgreSQL's json functions put spaces after colons and commas). A stored JSON value
- * keeps the text PostgreSQL gives it.
+ * answer writes it (PostgreSQL's json functions put spaces after colons and commas).
  */
 export function jsonValue(field: FieldMeta, alias: string): string {
   const column = `"${alias}"."${field.name}"`;
@@ -97,9 +108,10 @@ export function jsonValue(field: FieldMeta, alias: string): string {
       return `coalesce('"' || ${isoTime(column)} || '"', 'null')`;
     case 'number':
       return `coalesce(to_json(${column}::float8)::text, 'null')`;
+    case 'json':
+      return `coalesce(${compactJson(`${column}::text`)}, 'null')`;
     case 'int':
     case 'boolean':
-    case 'json':
       return `coalesce(${column}::text, 'null')`;
     default:
       return `coalesce(to_json(${column})::text, 'null')`;
