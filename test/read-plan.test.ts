@@ -186,3 +186,60 @@ describe('shapes the database path answers in one statement', () => {
     });
   }
 });
+
+describe('REST answers the database writes', () => {
+  /** The resolvers' answer to the same fields, written as REST writes a presented value. */
+  async function resolvedText(query: string): Promise<any> {
+    const answer = await server.graphql(byResolvers(query), {}, owner.key);
+    expect(answer.body.errors, answer.text).toBeUndefined();
+    return answer.body.data;
+  }
+
+  it('writes a task and a page of tasks in the bytes the resolvers give the same fields', async () => {
+    const read = await server.request('GET', `/api/tasks/${ids.farTask}`, { key: owner.key });
+    expect(read.status, read.text).toBe(200);
+    expect(read.headers.get('etag')).toBe(`"${ids.farTask}.${read.body.changeSequence}"`);
+    const fields = Object.keys(read.body);
+    const item = await resolvedText(`{ task(id: "${ids.farTask}") { ${fields.join(' ')} } }`);
+    expect(read.text).toBe(JSON.stringify(item.task));
+
+    const filter = `projectId==${ids.project}`;
+    const listed = await server.request('GET', `/api/tasks?pageSize=2&page=1&sort=title:desc&filter=${encodeURIComponent(filter)}`, { key: owner.key });
+    expect(listed.status, listed.text).toBe(200);
+    const page = await resolvedText(
+      `{ tasks(pageSize: 2, page: 1, sort: "title:desc", filter: ${JSON.stringify(filter)}) { content { ${fields.join(' ')} } totalElements totalPages number size numberOfElements first last } }`,
+    );
+    const sort = { empty: false, sorted: true, unsorted: false };
+    const pageable = { offset: 2, pageNumber: 1, pageSize: 2, paged: true, unpaged: false, sort };
+    expect(listed.text).toBe(JSON.stringify({ ...page.tasks, pageable, sort }));
+  });
+
+  it('tags a page with a weak ETag over its bytes, and answers 304 until a row changes', async () => {
+    const path = `/api/tasks?filter=${encodeURIComponent(`projectId==${ids.project}`)}`;
+    const first = await server.request('GET', path, { key: owner.key });
+    const tag = first.headers.get('etag')!;
+    expect(tag).toMatch(/^W\/"/);
+    const again = await server.request('GET', path, { key: owner.key, headers: { 'if-none-match': tag } });
+    expect(again.status).toBe(304);
+    await rest(owner, 'PUT', `/api/tasks/${ids.task}`, 200, { title: 'near, renamed' });
+    const changed = await server.request('GET', path, { key: owner.key, headers: { 'if-none-match': tag } });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.get('etag')).not.toBe(tag);
+  });
+
+  it('refuses an item the caller may not read in the same statement: 404 absent, 403 not theirs, 400 malformed', async () => {
+    const stranger = await newCaller('PlanStranger');
+    for (const [path, status, caller] of [
+      [`/api/tasks/${ids.task}`, 403, stranger],
+      [`/api/tasks/00000000-0000-4000-8000-000000000000`, 404, owner],
+      [`/api/tasks/not-a-uuid`, 400, owner],
+    ] as const) {
+      await server.request('GET', path, { key: caller.key });
+      const recorded = await server.fewestQueries(async () => {
+        const answer = await server.request('GET', path, { key: caller.key });
+        expect(answer.status, answer.text).toBe(status);
+      });
+      expect(recorded.length, path).toBeLessThanOrEqual(1);
+    }
+  });
+});

@@ -257,7 +257,7 @@ describe('list statements', () => {
 });
 
 describe('list statement counts', () => {
-  it('a full page of rows without embeds is two statements: the page and its total', async () => {
+  it('a full page of rows is one statement, in which the database writes the page, its rows and its total', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     for (let i = 0; i < 3; i++) await createTask(server, project.id, { title: `counted ${i}` }, member.key);
     const path = `/api/tasks?pageSize=2&filter=${encodeURIComponent(`projectId==${project.id}`)}`;
@@ -265,18 +265,19 @@ describe('list statement counts', () => {
       const answer = await server.request('GET', path, { key: member.key });
       expect(answer.body).toMatchObject({ totalElements: 3, numberOfElements: 2 });
     });
-    expect(recorded).toHaveLength(2);
-    expect(recorded[1].text).toMatch(/count\(\*\)/);
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0].text).toMatch(/count\(\*\)/);
+    expect(recorded[0].text).toMatch(/string_agg/);
   });
 
-  it("are prepared by name, the page and its count, each on the task table alone (the tenant key and the parents' liveness are its own columns)", async () => {
+  it("are prepared by name, the page with its count, on the task table alone (the tenant key and the parents' liveness are its own columns)", async () => {
     const project = await createProject(server, organizationId, {}, member.key);
     for (let i = 0; i < 3; i++) await createTask(server, project.id, { title: `named ${i}` }, member.key);
     const recorded = await server.fewestQueries(async () => {
       const answer = await server.request('GET', '/api/tasks?pageSize=2&sort=title', { key: member.key });
       expect(answer.body.numberOfElements).toBe(2);
     });
-    expect(recorded).toHaveLength(2);
+    expect(recorded).toHaveLength(1);
     for (const statement of recorded) {
       expect(statement.name, statement.text).toMatch(/^list-\d+$/);
       expect(statement.text).not.toMatch(/\bjoin\b|"project"|"organization"/i);

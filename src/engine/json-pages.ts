@@ -11,8 +11,11 @@ export interface JsonPage {
   entries: JsonPageEntry[];
 }
 
-/** The summary values of a page (see page.ts: `summarizePage`). */
-export type PageSummaryField = 'totalElements' | 'totalPages' | 'number' | 'size' | 'numberOfElements' | 'first' | 'last';
+/**
+ * The summary values of a page (see page.ts: `summarizePage`), and the objects that describe its request
+ * (`pageable`, `sort`: the paging and whether it is sorted, as REST answers them).
+ */
+export type PageSummaryField = 'totalElements' | 'totalPages' | 'number' | 'size' | 'numberOfElements' | 'first' | 'last' | 'pageable' | 'sort';
 
 /** The summary values that need the page's count; the others follow from its arguments. */
 export const COUNTED_SUMMARY = new Set<PageSummaryField>(['totalElements', 'totalPages', 'numberOfElements', 'last']);
@@ -24,13 +27,14 @@ export interface JsonRow {
 }
 
 /**
- * A stored field, a fixed text (a type name), the page of a to-many relation (the child resource's
+ * A stored field, a fixed text (a type name), null (a reference REST does not embed at this depth), the page of a to-many relation (the child resource's
  * rows naming the row in `foreignKey`), or the row a reference names (the row's `foreignKey` holds its
  * id; null when absent or not the caller's to see).
  */
 export type JsonRowEntry =
   | { key: string; field: string }
   | { key: string; literal: string }
+  | { key: string; nothing: true }
   | { key: string; children: { path: string; foreignKey: string; page: JsonPage } }
   | { key: string; reference: { path: string; foreignKey: string; row: JsonRow } };
 

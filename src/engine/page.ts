@@ -32,3 +32,20 @@ export function summarizePage(result: PageResult<unknown>): PageSummary {
     last: result.page >= totalPages - 1,
   };
 }
+
+/** Whether a page is sorted, as the specification's Page answer says it (`sort`). */
+export interface SortState {
+  empty: boolean;
+  sorted: boolean;
+  unsorted: boolean;
+}
+
+export function sortStateOf(sort: readonly SortTerm[]): SortState {
+  const sorted = sort.length > 0;
+  return { empty: !sorted, sorted, unsorted: !sorted };
+}
+
+/** The paging a page was read with, as the specification's Page answer says it (`pageable`). */
+export function pageableOf({ page, pageSize, sort }: Pick<PageResult<unknown>, 'page' | 'pageSize' | 'sort'>) {
+  return { offset: page * pageSize, pageNumber: page, pageSize, paged: true, unpaged: false, sort: sortStateOf(sort) };
+}

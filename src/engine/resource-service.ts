@@ -24,7 +24,7 @@ import { parseInput } from './input';
 import { planRead, type ListParams, type ReadPlan } from './read-plan';
 import { ListStatements, sqlOf, type WrittenSql } from './list-statements';
 import type { Knex } from '@mikro-orm/postgresql';
-import type { PageResult } from './page';
+import { pageableOf, sortStateOf, type PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
 import { itemStatement, ORGANIZATION_COLUMN, VISIBLE_COLUMN, writeGuard, type ItemShape, type ItemStatement, type WriteGuard } from './item-statement';
 import { tenantKeyOf } from '../model/tenant-keys';
@@ -153,12 +153,14 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * statement: each level is the list the caller would get (same filter, order, paging and visibility),
    * its count and its limited rows correlated to their parent row, so Node neither reads rows nor
    * writes their JSON. Undefined when the caller may not read the rows as stored (a member reading
-   * other users sees a projection), for the caller to answer the usual way.
+   * other users sees a projection), for the caller to answer the usual way. `key` names the shape among
+   * the statements kept (by default, the shape itself; a shape that is the same for every request of a
+   * kind, as REST's, is named by the kind and the request's parameters).
    */
-  async pageAsJson(ctx: RequestContext, shape: JsonPage): Promise<string | undefined> {
+  async pageAsJson(ctx: RequestContext, shape: JsonPage, key: { kind: string; params: object } = { kind: 'json', params: shape }): Promise<string | undefined> {
     if (!this.answersAsStored(ctx, shape)) return undefined;
     if (shape.params.parentId !== undefined) await this.assertParent(ctx, shape.params.parentId);
-    const written = await this.lists.remember(ctx, 'json', shape, async () => {
+    const written = await this.lists.remember(ctx, key.kind, key.params, async () => {
       const { select } = await this.jsonPage(ctx, shape, 0);
       // The bytes left to the request's answer are the first value bound: each request binds its own.
       const statement = ctx.em.getKnex().raw(`select ${BOUNDED_JSON} from (select (?) as "json" offset 0) "j"`, [0, select]);
@@ -188,6 +190,42 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const [statement] = written.statements;
     const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
     return jsonWithinBudget(ctx, answer) ?? undefined;
+  }
+
+  /**
+   * One row by id as a REST answer shows it (`row`: engine/json-pages.ts), written by the database as
+   * `itemAsJson` writes it, with the id and version its ETag names; refused as `get` refuses it (400,
+   * 404, 403), in the same statement. Undefined when the caller may not read the row as stored.
+   */
+  async versionedItemAsJson(ctx: RequestContext, id: string, row: JsonRow): Promise<{ json: string; id: string; changeSequence: number } | undefined> {
+    if (!this.rowAnswersAsStored(ctx, row)) return undefined;
+    if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
+    const written = await this.lists.remember(ctx, 'versioned-item', row, async () => {
+      const plan = await planRead(ctx, this.resource, {});
+      const alias = '__row0';
+      const content = await this.jsonContent(ctx, row, 0, alias);
+      const versioned = { entries: [...row.entries, { key: 'changeSequence', field: 'changeSequence' }] };
+      const one = this.jsonRows(ctx, versioned, 0, and(plan.where(), { id: raw('"__item"."id"') })).limit(1);
+      // Whether a live row has the id, seen or not: a row the caller may not see is refused, not absent.
+      const live = ctx.em
+        .createQueryBuilder(this.entity, 'l0')
+        .select(raw('1'))
+        .where(and({ id: raw('"__item"."id"') }, this.live(ctx)))
+        .limit(1);
+      // The id is the first value bound, the bytes left to the answer the second: each request binds its own.
+      const statement = ctx.em.getKnex().raw(
+        `with "__item"("id") as (select ?::uuid) select ${BOUNDED_JSON}, "j"."id", "j"."changeSequence", exists (?) as "live"
+           from "__item" left join lateral (select ${content.sql} as "json", "${alias}"."id", "${alias}"."changeSequence" from (?) as "${alias}" offset 0) "j" on true`,
+        [id, 0, live.getKnexQuery(), ...content.bindings, one.getKnexQuery()],
+      );
+      return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
+    });
+    const [statement] = written.statements;
+    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
+    const json = jsonWithinBudget(ctx, answer);
+    if (json !== undefined) return { json, id: answer.id as string, changeSequence: answer.changeSequence as number };
+    if (answer.live) throw this.refusedRead(id);
+    throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
   }
 
   /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */
@@ -227,6 +265,8 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       numberOfElements: `least(greatest(${total} - ${offset}, 0), ${pageSize})::text`,
       first: `'${page === 0}'`,
       last: `(${page} >= ${totalPages} - 1)::text`,
+      pageable: `'${JSON.stringify(pageableOf({ page, pageSize, sort: plan.sort }))}'`,
+      sort: `'${JSON.stringify(sortStateOf(plan.sort))}'`,
     };
     const members: [string, string][] = [];
     const bindings: Knex.RawBinding[] = [];
@@ -241,8 +281,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         const paged = this.jsonRows(ctx, entry.content, depth, where())
           .orderBy(plan.orderBy(levelAlias(depth)) as never)
           .limit(pageSize, offset);
-        // The rows are aggregated in the order the limited subquery gives them.
-        members.push([memberName(entry.key), `coalesce((select '[' || string_agg(${content.sql}, ',') || ']' from (?) as "${rows}"), '[]')`]);
+        // The rows are aggregated in the order the limited subquery gives them, and no further than the
+        // first that takes the text past RESPONSE_MAX_BYTES: an answer that large is refused whatever
+        // follows, and the database never builds a text larger than it can hold.
+        const written = `(select ${content.sql} as "json" from (?) as "${rows}")`;
+        const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from ${written} as "${rows}_json")`;
+        const kept = `select '[' || string_agg("json", ',') || ']' from ${running} as "${rows}_kept" where coalesce("before", 0) <= ${ctx.services.requestLimits.responseMaxBytes}`;
+        members.push([memberName(entry.key), `coalesce((${kept}), '[]')`]);
         bindings.push(...content.bindings, paged.getKnexQuery());
       }
     }
@@ -260,6 +305,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     for (const entry of row.entries) {
       if ('field' in entry) members.push([memberName(entry.key), jsonValue(this.fieldNamed(entry.field), alias)]);
       else if ('literal' in entry) members.push([memberName(entry.key), nameText(entry.literal)]);
+      else if ('nothing' in entry) members.push([memberName(entry.key), `'null'`]);
       else if ('children' in entry) {
         const child = ctx.services.resource(entry.children.path);
         members.push([memberName(entry.key), '(?)']);

@@ -7,7 +7,7 @@ import type { PageResult } from '../engine/page';
 import { readJsonBody } from './json-body';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
-import { pageNotModified } from './validators';
+import { sendPage } from './validators';
 import { contextOf } from '../auth/authenticate';
 import { expressPath, queryListParams } from './resource-router';
 
@@ -28,9 +28,8 @@ export function operationRouter(operations: readonly DomainOperation[], resource
     if (paged) {
       router.get(path, async (req: Request, res: Response) => {
         const ctx = contextOf(req);
-        const result = (await runOperation(ctx, operation, idOf(req), queryListParams(req))) as PageResult<{ id: string; changeSequence: number }>;
-        if (pageNotModified(req, res, result.items, result.totalElements)) return;
-        res.json(pageBody(result, await presentAll(ctx, paged, result.items)));
+        const result = (await runOperation(ctx, operation, idOf(req), queryListParams(req))) as PageResult<object>;
+        sendPage(req, res, JSON.stringify(pageBody(result, await presentAll(ctx, paged, result.items))));
       });
       continue;
     }

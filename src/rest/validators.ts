@@ -26,11 +26,14 @@ export function rowNotModified(req: Request, res: Response, row: Versioned): boo
   return answeredNotModified(req, res, entityTag(row.id, row.changeSequence));
 }
 
-/** A page's weak ETag over its rows' ids and versions and its total; true when the answer was 304. */
-export function pageNotModified(req: Request, res: Response, rows: readonly Versioned[], total: number): boolean {
-  const hash = createHash('sha1');
-  for (const row of rows) hash.update(`${row.id}.${row.changeSequence};`);
-  return answeredNotModified(req, res, `W/"${hash.update(`total=${total}`).digest('base64url')}"`);
+/**
+ * Answers a page (its JSON text) with a weak ETag over its bytes, or 304 when `If-None-Match` names it:
+ * the tag moves with anything the answer shows (a row, the total, an embedded object), whichever way
+ * the text was written.
+ */
+export function sendPage(req: Request, res: Response, body: string): void {
+  if (answeredNotModified(req, res, `W/"${createHash('sha1').update(body).digest('base64url')}"`)) return;
+  res.type('json').send(body);
 }
 
 /** A written row's strong ETag on its answer (the tag a next `If-Match` names). */

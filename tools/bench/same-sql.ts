@@ -172,9 +172,11 @@ app.post('/graphql', async (req: Request, res: Response) => {
   const object = (members: [string, string][]) => `${members.map(([name, value], i) => `'${i === 0 ? '{' : ','}"${name}":' || ${value}`).join(' || ')} || '}'`;
   const text = (d: number, field: string) => [field, `coalesce(to_json("__row${d}"."${field}")::text, 'null')`] as [string, string];
   const level = (d: number, table: string, tenantColumn: string, live: string[], parentColumn: string | undefined, fields: string[], row: () => string) => {
-    const content =
-      `coalesce((select '[' || string_agg(${row()}, ',') || ']' from ((select ${listOf(`"e_${d}"`, fields)} from "${table}" as "e_${d}" ` +
-      `where ${where(`e_${d}`, d, tenantColumn, live, parentColumn)} order by "e_${d}"."created_on" asc, "e_${d}"."id" asc limit ${param(10)})) as "__row${d}"), '[]')`;
+    const rows =
+      `((select ${listOf(`"e_${d}"`, fields)} from "${table}" as "e_${d}" ` +
+      `where ${where(`e_${d}`, d, tenantColumn, live, parentColumn)} order by "e_${d}"."created_on" asc, "e_${d}"."id" asc limit ${param(10)}))`;
+    const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${row()} as "json" from ${rows} as "__row${d}") as "__row${d}_json")`;
+    const content = `coalesce((select '[' || string_agg("json", ',') || ']' from ${running} as "__row${d}_kept" where coalesce("before", 0) <= ${16 * 1024 * 1024}), '[]')`;
     const count = `(select count(*) as "count" from "${table}" as "c_${d}" where ${where(`c_${d}`, d, tenantColumn, live, parentColumn)})`;
     return `select ${object([
       ['totalElements', `"__count${d}"."count"::text`],

@@ -1,0 +1,59 @@
+import type { EntityClass } from '@mikro-orm/core';
+import type { RequestContext } from '../engine/context';
+import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry } from '../engine/json-pages';
+import type { ListParams } from '../engine/read-plan';
+import { fieldsOf, isAnswered } from '../model/fields';
+import type { Resource } from '../model/resource';
+
+/**
+ * REST answers as the database writes them (engine/json-pages.ts): the shape of a presented row (every
+ * answered field, then each embedded reference with its own fields and its own references null, as
+ * present.ts writes it) and of the specification's Page answer around it. A resource whose answer holds
+ * a value the database does not store (a new key's token) has no shape: present.ts answers it.
+ */
+const rows = new WeakMap<Resource, JsonRow | null>();
+
+/** The presented row of `resource` as a shape, or undefined when the database cannot write it. */
+export function presentedRow(ctx: RequestContext, resource: Resource): JsonRow | undefined {
+  let row = rows.get(resource);
+  if (row === undefined) {
+    row = rowOf(ctx, resource.entity, true) ?? null;
+    rows.set(resource, row);
+  }
+  return row ?? undefined;
+}
+
+/** The keys of the Page answer, in its order (rest/page.ts). */
+const PAGE_SUMMARY = ['totalElements', 'totalPages', 'number', 'size', 'numberOfElements', 'first', 'last', 'pageable', 'sort'] as const;
+
+/**
+ * A list request's Page answer as a shape, or undefined when the database cannot write its rows, or its
+ * rows embed references: many rows may embed one row, which present.ts reads and measures once, where
+ * the database would write it again for each row that embeds it.
+ */
+export function presentedPage(ctx: RequestContext, resource: Resource, params: ListParams): JsonPage | undefined {
+  const content = presentedRow(ctx, resource);
+  if (!content || content.entries.some((entry) => 'reference' in entry)) return undefined;
+  const entries: JsonPageEntry[] = [{ key: 'content', content }, ...PAGE_SUMMARY.map((summary) => ({ key: summary, summary }))];
+  return { params, entries };
+}
+
+/** The fields of a row of `entity`, and its embedded references (`embedding`) or nulls in their place. */
+function rowOf(ctx: RequestContext, entity: EntityClass<object>, embedding: boolean): JsonRow | undefined {
+  const fields = fieldsOf(entity);
+  const answered = fields.filter(isAnswered);
+  if (!answered.every(writableAsJson)) return undefined;
+  const entries: JsonRowEntry[] = answered.map((field) => ({ key: field.name, field: field.name }));
+  for (const field of fields.filter((f) => f.reference?.embed)) {
+    const { relation, target } = field.reference!;
+    if (!embedding) {
+      entries.push({ key: relation, nothing: true });
+      continue;
+    }
+    const resource = ctx.services.forEntity(target())?.resource;
+    const row = resource && rowOf(ctx, target(), false);
+    if (!row) return undefined;
+    entries.push({ key: relation, reference: { path: resource.path, foreignKey: field.name, row } });
+  }
+  return { entries };
+}
