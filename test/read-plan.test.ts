@@ -69,8 +69,13 @@ async function agreeing(query: string, caller: Caller): Promise<any> {
 
 describe('values', () => {
   it('writes a stored JSON value as the resolvers and REST do, byte for byte', async () => {
+    // Members named by array indices come first in JavaScript, in numeric order ("01" and 4294967295 are not indices).
     const properties = {
+      '2': 'two',
       'b, c': 'x: y, " z',
+      '10': { '1': [], a: 1, '0': 'zero' },
+      '01': 'not an index',
+      '4294967295': 'nor this',
       list: [1, 2.5, { k: null, s: '\\, \\' }],
       empty: {},
       none: [],

@@ -89,16 +89,20 @@ export function isoTime(value: string): string {
   return `(case when ${utc} >= '0001-01-01' and ${utc} < '10000-01-01' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
 }
 
-/** The pattern and replacement of `compactJson`. No `?` in them: the statement passes through the query builder, which binds `?`. */
+/** The pattern and replacement of `answerJson`. No `?` in them: the statement passes through the query builder, which binds `?`. */
 const COMPACT_JSON = String.raw`'("([^"\\]|\\.)*")|([,:]) ', '\1\3', 'g'`;
 
+/** A member name that is an array index (`"10": `), as jsonb's text writes it: no string holds `": ` unescaped. */
+const INDEX_NAME = String.raw`'"(0|[1-9][0-9]{0,9})": '`;
+
 /**
- * The text of a stored JSON value (`jsonb::text`) as JSON.stringify writes it: without the space
- * PostgreSQL puts after each `,` and `:` between members and elements. Strings are matched whole
- * (escapes included) and kept as they are, so that their own commas and colons keep their spaces.
+ * A stored JSON value (`jsonb`) as JSON.stringify writes it: compact, without the space PostgreSQL puts
+ * after each `,` and `:` between members and elements (strings are matched whole, escapes included, and
+ * kept as they are). A value holding a member named by an array index is written by
+ * `json_answer_text` (a migration's function), which also puts such members first, as JavaScript does.
  */
-export function compactJson(text: string): string {
-  return `regexp_replace(${text}, ${COMPACT_JSON})`;
+export function answerJson(value: string): string {
+  return `(case when ${value}::text ~ ${INDEX_NAME} then json_answer_text(${value}) else regexp_replace(${value}::text, ${COMPACT_JSON}) end)`;
 }
 
 /**
@@ -113,7 +117,7 @@ export function jsonValue(field: FieldMeta, alias: string): string {
     case 'number':
       return `coalesce(to_json(${column}::float8)::text, 'null')`;
     case 'json':
-      return `coalesce(${compactJson(`${column}::text`)}, 'null')`;
+      return `coalesce(${answerJson(column)}, 'null')`;
     case 'int':
     case 'boolean':
       return `coalesce(${column}::text, 'null')`;
