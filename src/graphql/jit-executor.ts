@@ -1,5 +1,15 @@
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
-import { execute, GraphQLError, Kind, printSchema, type DocumentNode, type ExecutionResult, type FragmentDefinitionNode, type GraphQLSchema } from 'graphql';
+import {
+  execute,
+  GraphQLError,
+  Kind,
+  printSchema,
+  type DocumentNode,
+  type ExecutionResult,
+  type FragmentDefinitionNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { BoundedMap } from '../engine/bounded-map';
 import { budgetRefusal } from './answer-budget';
@@ -59,7 +69,8 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
     if (!result.errors) return result;
     // Without data the variables did not coerce: BAD_USER_INPUT, as Apollo marks graphql-js's own.
     const coercion = result.data === undefined;
-    return { ...result, errors: result.errors.map((error) => asGraphqlError(error, coercion ? 'BAD_USER_INPUT' : undefined)) };
+    const errors = result.errors.map((error) => asGraphqlError(error, coercion ? 'BAD_USER_INPUT' : undefined));
+    return { ...result, errors: inAnswerOrder(errors, requestContext.operation) };
   };
   return {
     onSchemaLoadOrUpdate(callback) {
@@ -69,6 +80,28 @@ export function jitGateway(schema: GraphQLSchema, sqlAnswers?: SqlAnswers): Gate
     load: async () => ({ executor }),
     stop: async () => undefined,
   };
+}
+
+/**
+ * Errors in the order of their paths: root fields as the document names them, then deeper keys by name
+ * and list positions by number. Several fields may fail at once, and the order they fail in is the
+ * database's; the order they are reported in is the document's.
+ */
+function inAnswerOrder(errors: GraphQLError[], operation: OperationDefinitionNode): GraphQLError[] {
+  const roots = new Map(
+    operation.selectionSet.selections.flatMap((selection, index) =>
+      selection.kind === Kind.FIELD ? [[(selection.alias ?? selection.name).value, index] as const] : [],
+    ),
+  );
+  const rank = (step: string | number, depth: number) => (typeof step === 'number' ? step : depth === 0 ? (roots.get(step) ?? roots.size) : 0);
+  const compare = (a: readonly (string | number)[], b: readonly (string | number)[]): number => {
+    for (let depth = 0; depth < Math.min(a.length, b.length); depth++) {
+      const order = rank(a[depth], depth) - rank(b[depth], depth) || String(a[depth]).localeCompare(String(b[depth]));
+      if (order) return order;
+    }
+    return a.length - b.length;
+  };
+  return [...errors].sort((a, b) => compare(a.path ?? [], b.path ?? []) || a.message.localeCompare(b.message));
 }
 
 const fragmentsByDocument = new WeakMap<DocumentNode, Record<string, FragmentDefinitionNode>>();
