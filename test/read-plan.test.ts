@@ -111,6 +111,19 @@ describe('values', () => {
   });
 });
 
+describe('early years', () => {
+  it.each(['0000-06-01T00:00:00.000Z', '0001-01-01T00:00:00.000Z', '0099-12-31T23:59:59.999Z'])('keeps %s as written, on every path', async (dueDate) => {
+    const task = await rest(owner, 'POST', '/api/tasks', 201, { projectId: ids.project, title: `early ${dueDate}`, dueDate });
+    expect(task.dueDate).toBe(dueDate);
+    expect((await rest(owner, 'GET', `/api/tasks/${task.id}`, 200)).dueDate).toBe(dueDate);
+    const item = await agreeing(`{ task(id: "${task.id}") { dueDate } }`, owner);
+    expect(item.task.dueDate).toBe(dueDate);
+    const listed = await rest(owner, 'GET', `/api/tasks?filter=${encodeURIComponent(`id==${task.id}`)}`, 200);
+    expect(listed.content[0].dueDate).toBe(dueDate);
+    await rest(owner, 'DELETE', `/api/tasks/${task.id}`, 204);
+  });
+});
+
 describe('arguments', () => {
   const refused = [
     ['tasks', 'deleted=isnull=maybe'],

@@ -12,14 +12,21 @@ export interface PreparedStatement {
 const TIMESTAMPTZ = 1184;
 /** How many distinct list texts are prepared by name (per process, and so per connection at most). */
 export const MAX_NAMED_TEXTS = 200;
-/** `2026-11-25 10:00:00.12+00`, as PostgreSQL writes a timestamptz(3) in a UTC session. */
-const PG_UTC = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00$/;
+/** `2026-11-25 10:00:00.12+00`, as PostgreSQL writes a timestamptz(3) in a UTC session (`10000-…`, `0001-… BC` beyond the common years). */
+const PG_UTC = /^(\d{4,})(-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(?:\.(\d{1,6}))?\+00( BC)?$/;
 
-/** PostgreSQL's text of a UTC time to the answer's ISO 8601 text, without a `Date` in between. */
+/**
+ * PostgreSQL's text of a UTC time to the answer's ISO 8601 text (as Date#toISOString writes it), without
+ * a `Date` in between: a year outside 0000-9999 in the expanded form (`+010000`); PostgreSQL's 1 BC is
+ * year 0, 2 BC year -1.
+ */
 export function isoFromPostgres(text: string): string {
   const match = PG_UTC.exec(text);
   if (!match) return new Date(text).toISOString();
-  return `${match[1]}T${match[2]}.${(match[3] ?? '').padEnd(3, '0').slice(0, 3)}Z`;
+  const [, written, monthDay, time, fraction = '', bc] = match;
+  const year = bc ? 1 - Number(written) : Number(written);
+  const yearText = year >= 0 && year <= 9999 ? String(year).padStart(4, '0') : `${year < 0 ? '-' : '+'}${String(Math.abs(year)).padStart(6, '0')}`;
+  return `${yearText}${monthDay}T${time}.${fraction.padEnd(3, '0').slice(0, 3)}Z`;
 }
 
 /**
