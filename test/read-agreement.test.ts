@@ -10,16 +10,16 @@ import {
   isObjectType,
   parse,
   print,
-  type FieldNode,
   type GraphQLField,
   type GraphQLObjectType,
-  type OperationDefinitionNode,
 } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, inject } from 'vitest';
+import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { resources } from '../src/catalog/registry';
 import { collectionPath } from '../src/model/resource';
 import { callersOf, type Caller } from './support/callers';
 import { buildCreateBody, parentIdOf } from './support/resource-bodies';
+import { byResolvers } from './support/resolvers';
 import { startServer, unique, type Answer, type TestServer } from './support/server';
 
 /**
@@ -187,7 +187,9 @@ const OVERRIDES: Record<string, Record<string, unknown>[]> = {
 };
 
 beforeAll(async () => {
-  server = await startServer();
+  // A database of the suite's own: every list is read whole as the administrator, and other suites' rows would change it.
+  await ensureDatabase(serverUrl(), databaseName);
+  server = await startServer({ databaseUrl: withDatabase(serverUrl(), databaseName) });
   callers.admin = { id: '', key: server.adminKey };
   callers.owner = await newCaller('AgreeOwner');
   callers.member = await newCaller('AgreeMember');
@@ -337,7 +339,13 @@ beforeAll(async () => {
   await settled();
   for (const type of listed) rows.set(type.name, await everyRow(type));
 }, 180_000);
-afterAll(() => server.close());
+afterAll(async () => {
+  await server?.close();
+  await dropDatabase(serverUrl(), databaseName);
+});
+
+const databaseName = `platform_agreement_${process.pid}_${Date.now()}`;
+const serverUrl = () => withDatabase(inject('databaseUrl'), 'postgres');
 
 /** A row of the collection at `path` created through REST in the organization (the rows it references created first); none for a collection only the server writes. */
 async function seeded(path: string, organizationId: string, writer: Caller, overrides: Record<string, unknown> = {}): Promise<Record<string, any>> {
@@ -803,19 +811,6 @@ const documents = () =>
 
 // ---------------------------------------------------------------------------------------------------
 // Answers
-
-/** The same query sent to the resolvers: a directive on the first root field sends a query to them. */
-function byResolvers(text: string): string {
-  const document = parse(text);
-  const operation = document.definitions[0] as OperationDefinitionNode;
-  const [first, ...others] = operation.selectionSet.selections as FieldNode[];
-  const directive = parse('{ a @include(if: true) }').definitions[0] as OperationDefinitionNode;
-  const directed = { ...first, directives: (directive.selectionSet.selections[0] as FieldNode).directives };
-  return print({
-    ...document,
-    definitions: [{ ...operation, selectionSet: { ...operation.selectionSet, selections: [directed, ...others] } }, ...document.definitions.slice(1)],
-  });
-}
 
 /** Whether one of the statements is one in which the database wrote a root field's answer. */
 const writtenByDatabase = (statements: { text: string }[]) => statements.some((s) => s.text.includes('octet_length("j"."json")'));

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { parse, print, type FieldNode, type OperationDefinitionNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callersOf, type Caller } from './support/callers';
+import { byResolvers } from './support/resolvers';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
@@ -42,16 +42,6 @@ async function answered(query: string, caller: Caller): Promise<{ status: number
     answer = await server.graphql(query, {}, caller.key);
   });
   return { status: answer.status, text: answer.text, statements: statements.length };
-}
-
-/** The same query sent to the resolvers: a directive on the first root field sends a query to them. */
-function byResolvers(query: string): string {
-  const document = parse(query);
-  const operation = document.definitions[0] as OperationDefinitionNode;
-  const [first, ...rest] = operation.selectionSet.selections as FieldNode[];
-  const directive = parse('{ a @include(if: true) }').definitions[0] as OperationDefinitionNode;
-  const directed = { ...first, directives: (directive.selectionSet.selections[0] as FieldNode).directives };
-  return print({ ...document, definitions: [{ ...operation, selectionSet: { ...operation.selectionSet, selections: [directed, ...rest] } }] });
 }
 
 /** `query` answered by the database (one statement, none failing) and by the resolvers, in the same bytes. */

@@ -22,6 +22,8 @@ export function confirmAccessAtRootFields(schema: GraphQLSchema): void {
           await ctx.confirmAccess();
           return resolve(source, args, context, info);
         });
+        // Handled now: it is awaited only once the root fields before it have settled.
+        answer.catch(ignore);
         const settled = (context.rootsSettled ?? Promise.resolve()).then(() => answer);
         context.rootsSettled = settled.then(ignore, ignore);
         return settled;
