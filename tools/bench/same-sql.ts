@@ -26,7 +26,9 @@ import {
 } from './baseline-kit';
 import { NESTED_QUERY } from './cases';
 import { organizationQueueSql, queuesPerOrganization } from '../../src/jobs/job-queue';
-import { isoTime } from '../../src/engine/json-pages';
+import { isoTime, jsonValue, memberName, objectText } from '../../src/engine/json-pages';
+import { Task } from '../../src/entities/task';
+import { fieldsOf, isAnswered } from '../../src/model/fields';
 
 /**
  * The "same SQL" baseline of `npm run bench`: bare express 5 and `pg` sending, request for request, the
@@ -57,16 +59,37 @@ const limitValues = (size: number, number: number) => (number > 0 ? [size, numbe
 
 const app = baselineApp(authenticator(findCaller));
 
-/** get-by-id: the live task, with whether the caller may see it computed in the same statement (403 apart from 404). */
+/** A task as the REST answer's JSON text, from the columns of the row aliased `alias`: the server's own field writers, in its order. */
+const TASK_FIELDS = fieldsOf(Task).filter(isAnswered);
+const taskJson = (alias: string) => objectText(TASK_FIELDS.map((field) => [memberName(field.name), jsonValue(field, alias)]));
+/** The select list of a task row as the query builder writes it. */
+const TASK_COLUMNS = listOf('"e_0"', TASK_FIELDS.map((field) => field.name));
+/** RESPONSE_MAX_BYTES at its default: where a level's rows stop. */
+const MAX_BYTES = 16 * 1024 * 1024;
+/** The JSON text of the statement, sent only when it fits in the bytes left (the first value bound). */
+const BOUNDED = `case when octet_length("j"."json") <= $1::bigint then "j"."json" end as "json", octet_length("j"."json") as "bytes"`;
+
+/** The tenancy condition of a task for a member: `"alias"."tenant_id" in ($first, ...)`, none for an administrator. */
+const tenantOf = (alias: string, caller: Caller, first: number) => (caller.admin ? [] : [`"${alias}"."tenant_id" in ${inList(first, caller.organizations.length)}`]);
+const orgValues = (caller: Caller) => (caller.admin ? [] : caller.organizations);
+
+/**
+ * get-by-id: one statement in which the database writes the task's JSON, with its id and version (the
+ * ETag) and whether a live row has the id (403 apart from 404).
+ */
 app.get('/api/tasks/:id', async (req: Request, res: Response) => {
   const id = String(req.params.id);
   const caller = callerOf(res);
-  const visible = caller.admin ? '' : `, r0."tenant_id" = any($2::uuid[]) as "__visible"`;
-  const text = `select ${listOf('r0', TASK)}${visible} from "task" r0 where r0."id" = $1::uuid and not r0."deleted" and not r0."parent_hidden"`;
-  const [row] = await sql(pool, text, caller.admin ? [id] : [id, caller.organizations]);
-  if (!row) throw missing('Task', id, false);
-  if (!caller.admin && !row.__visible) throw missing('Task', id, true);
-  res.json(pick(row, TASK));
+  const visibleFrom = 6;
+  const next = visibleFrom + orgValues(caller).length;
+  const where = [...tenantOf('e_0', caller, visibleFrom), `"e_0"."deleted" = $${next}`, `"e_0"."parent_hidden" = $${next + 1}`, `"e_0"."id" = "__item"."id"`];
+  const text =
+    `with "__item"("id") as (select $1::uuid) select ${BOUNDED.replace('$1', '$2')}, "j"."id", "j"."changeSequence", ` +
+    `exists ((select 1 from "task" as "l0" where "l0"."id" = "__item"."id" and "l0"."deleted" = $3 and "l0"."parent_hidden" = $4 limit $5)) as "live"
+           from "__item" left join lateral (select ${taskJson('__row0')} as "json", "__row0"."id", "__row0"."changeSequence" from ((select ${TASK_COLUMNS} from "task" as "e_0" where ${where.join(' and ')} limit $${next + 2})) as "__row0" offset 0) "j" on true`;
+  const [row] = await sql(pool, text, [id, MAX_BYTES, false, false, 1, ...orgValues(caller), false, false, 1]);
+  if (row.json === null) throw missing('Task', id, row.live as boolean);
+  res.set('ETag', `"${row.id as string}.${row.changeSequence as number}"`).type('application/json').send(row.json as string);
 });
 
 /** The tenancy conditions of a list, as the query builder writes them: `"e0"."tenant_id" in (...)` then the live flags. */
@@ -79,26 +102,42 @@ function listWhere(alias: string, tenantColumn: string, caller: Caller, first: n
   };
 }
 
-/** page of tasks with total: the page in creation order, then (when the page is full) the count, both prepared by name. */
+/**
+ * page of tasks with total: one statement in which the database writes the page (its rows in creation
+ * order, each level's rows no further than RESPONSE_MAX_BYTES, its total and paging).
+ */
 app.get('/api/tasks', async (req: Request, res: Response) => {
   const { size, number } = pageParams(req);
   const caller = callerOf(res);
-  const paged = listWhere('"e0"', 'tenant_id', caller, 1);
-  const text = `select ${listOf('"e0"', TASK)} from "task" as "e0" where ${paged.where.join(' and ')} order by "e0"."created_on" asc, "e0"."id" asc ${limitOffset(paged.values.length + 1, number)}`;
-  const rows = await sql(pool, text, [...paged.values, ...limitValues(size, number)]);
-  const counted = listWhere('"c0"', 'tenant_id', caller, 1);
-  const count = await total(rows, number, size, () =>
-    sql(pool, `select count(*) as "count" from "task" as "c0" where ${counted.where.join(' and ')}`, counted.values),
-  );
-  res.json(
-    page(
-      rows.map((row) => pick(row, TASK)),
-      count,
-      number,
-      size,
-      false,
-    ),
-  );
+  const values: unknown[] = [MAX_BYTES];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  const live = (alias: string) => {
+    const tenant = caller.admin ? [] : [`"${alias}"."tenant_id" in (${caller.organizations.map(param).join(', ')})`];
+    return [...tenant, `"${alias}"."deleted" = ${param(false)}`, `"${alias}"."parent_hidden" = ${param(false)}`].join(' and ');
+  };
+  const rows = `((select ${TASK_COLUMNS} from "task" as "e_0" where ${live('e_0')} order by "e_0"."created_on" asc, "e_0"."id" asc limit ${param(size)}${number > 0 ? ` offset ${param(number * size)}` : ''}))`;
+  const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${taskJson('__row0')} as "json" from ${rows} as "__row0") as "__row0_json")`;
+  const content = `coalesce((select '[' || string_agg("json", ',') || ']' from ${running} as "__row0_kept" where coalesce("before", 0) <= ${MAX_BYTES}), '[]')`;
+  const total = `"__count0"."count"`;
+  const totalPages = `ceil(${total}::numeric / ${size})::int`;
+  const sort = { empty: true, sorted: false, unsorted: true };
+  const object = objectText([
+    [memberName('content'), content],
+    [memberName('totalElements'), `${total}::text`],
+    [memberName('totalPages'), `${totalPages}::text`],
+    [memberName('number'), `'${number}'`],
+    [memberName('size'), `'${size}'`],
+    [memberName('numberOfElements'), `least(greatest(${total} - ${number * size}, 0), ${size})::text`],
+    [memberName('first'), `'${number === 0}'`],
+    [memberName('last'), `(${number} >= ${totalPages} - 1)::text`],
+    [memberName('pageable'), `'${JSON.stringify({ offset: number * size, pageNumber: number, pageSize: size, paged: true, unpaged: false, sort })}'`],
+    [memberName('sort'), `'${JSON.stringify(sort)}'`],
+  ]);
+  const count = `((select count(*) as "count" from "task" as "c_0" where ${live('c_0')}))`;
+  const text = `select ${BOUNDED} from (select (select ${object} from ${count} as "__count0") as "json" offset 0) "j"`;
+  const [row] = await sql(pool, text, values);
+  if (row.json === null) throw new HttpError(400, 'Bad Request', 'the answer is larger than RESPONSE_MAX_BYTES');
+  res.type('application/json').send(row.json as string);
 });
 
 /** filtered and sorted page: the projects of the organization named by its slug, by name, then their organizations by id. */
