@@ -63,14 +63,18 @@ const app = baselineApp(authenticator(findCaller));
 const TASK_FIELDS = fieldsOf(Task).filter(isAnswered);
 const taskJson = (alias: string) => objectText(TASK_FIELDS.map((field) => [memberName(field.name), jsonValue(field, alias)]));
 /** The select list of a task row as the query builder writes it. */
-const TASK_COLUMNS = listOf('"e_0"', TASK_FIELDS.map((field) => field.name));
+const TASK_COLUMNS = listOf(
+  '"e_0"',
+  TASK_FIELDS.map((field) => field.name),
+);
 /** RESPONSE_MAX_BYTES at its default: where a level's rows stop. */
 const MAX_BYTES = 16 * 1024 * 1024;
 /** The JSON text of the statement, sent only when it fits in the bytes left (the first value bound). */
 const BOUNDED = `case when octet_length("j"."json") <= $1::bigint then "j"."json" end as "json", octet_length("j"."json") as "bytes"`;
 
 /** The tenancy condition of a task for a member: `"alias"."tenant_id" in ($first, ...)`, none for an administrator. */
-const tenantOf = (alias: string, caller: Caller, first: number) => (caller.admin ? [] : [`"${alias}"."tenant_id" in ${inList(first, caller.organizations.length)}`]);
+const tenantOf = (alias: string, caller: Caller, first: number) =>
+  caller.admin ? [] : [`"${alias}"."tenant_id" in ${inList(first, caller.organizations.length)}`];
 const orgValues = (caller: Caller) => (caller.admin ? [] : caller.organizations);
 
 /**
@@ -89,7 +93,10 @@ app.get('/api/tasks/:id', async (req: Request, res: Response) => {
            from "__item" left join lateral (select ${taskJson('__row0')} as "json", "__row0"."id", "__row0"."changeSequence" from ((select ${TASK_COLUMNS} from "task" as "e_0" where ${where.join(' and ')} limit $${next + 2})) as "__row0" offset 0) "j" on true`;
   const [row] = await sql(pool, text, [id, MAX_BYTES, false, false, 1, ...orgValues(caller), false, false, 1]);
   if (row.json === null) throw missing('Task', id, row.live as boolean);
-  res.set('ETag', `"${row.id as string}.${row.changeSequence as number}"`).type('application/json').send(row.json as string);
+  res
+    .set('ETag', `"${row.id as string}.${row.changeSequence as number}"`)
+    .type('application/json')
+    .send(row.json as string);
 });
 
 /** The tenancy conditions of a list, as the query builder writes them: `"e0"."tenant_id" in (...)` then the live flags. */
