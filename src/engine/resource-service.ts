@@ -283,8 +283,10 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
           .limit(pageSize, offset);
         // The rows are aggregated in the order the limited subquery gives them, and no further than the
         // first that takes the text past RESPONSE_MAX_BYTES: an answer that large is refused whatever
-        // follows, and the database never builds a text larger than it can hold.
-        const written = `(select ${content.sql} as "json" from (?) as "${rows}")`;
+        // follows, and the database never builds a text larger than it can hold. Each row's text is
+        // written once (`offset 0` keeps the subquery whole: merged into the next, its text would be
+        // written again for each use of it, at every level).
+        const written = `(select ${content.sql} as "json" from (?) as "${rows}" offset 0)`;
         const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from ${written} as "${rows}_json")`;
         const kept = `select '[' || string_agg("json", ',') || ']' from ${running} as "${rows}_kept" where coalesce("before", 0) <= ${ctx.services.requestLimits.responseMaxBytes}`;
         members.push([memberName(entry.key), `coalesce((${kept}), '[]')`]);

@@ -123,7 +123,7 @@ app.get('/api/tasks', async (req: Request, res: Response) => {
     return [...tenant, `"${alias}"."deleted" = ${param(false)}`, `"${alias}"."parent_hidden" = ${param(false)}`].join(' and ');
   };
   const rows = `((select ${TASK_COLUMNS} from "task" as "e_0" where ${live('e_0')} order by "e_0"."created_on" asc, "e_0"."id" asc limit ${param(size)}${number > 0 ? ` offset ${param(number * size)}` : ''}))`;
-  const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${taskJson('__row0')} as "json" from ${rows} as "__row0") as "__row0_json")`;
+  const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${taskJson('__row0')} as "json" from ${rows} as "__row0" offset 0) as "__row0_json")`;
   const content = `coalesce((select '[' || string_agg("json", ',') || ']' from ${running} as "__row0_kept" where coalesce("before", 0) <= ${MAX_BYTES}), '[]')`;
   const total = `"__count0"."count"`;
   const totalPages = `ceil(${total}::numeric / ${size})::int`;
@@ -218,10 +218,12 @@ app.post('/graphql', async (req: Request, res: Response) => {
   const object = (members: [string, string][]) => `${members.map(([name, value], i) => `'${i === 0 ? '{' : ','}"${name}":' || ${value}`).join(' || ')} || '}'`;
   const text = (d: number, field: string) => [field, `coalesce(to_json("__row${d}"."${field}")::text, 'null')`] as [string, string];
   const level = (d: number, table: string, tenantColumn: string, live: string[], parentColumn: string | undefined, fields: string[], row: () => string) => {
+    // Parameters are numbered in the order of the text: the row's JSON (its children's pages) comes first.
+    const json = row();
     const rows =
       `((select ${listOf(`"e_${d}"`, fields)} from "${table}" as "e_${d}" ` +
       `where ${where(`e_${d}`, d, tenantColumn, live, parentColumn)} order by "e_${d}"."created_on" asc, "e_${d}"."id" asc limit ${param(10)}))`;
-    const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${row()} as "json" from ${rows} as "__row${d}") as "__row${d}_json")`;
+    const running = `(select "json", sum(octet_length("json")) over (rows between unbounded preceding and 1 preceding) as "before" from (select ${json} as "json" from ${rows} as "__row${d}" offset 0) as "__row${d}_json")`;
     const content = `coalesce((select '[' || string_agg("json", ',') || ']' from ${running} as "__row${d}_kept" where coalesce("before", 0) <= ${16 * 1024 * 1024}), '[]')`;
     const count = `(select count(*) as "count" from "${table}" as "c_${d}" where ${where(`c_${d}`, d, tenantColumn, live, parentColumn)})`;
     return `select ${object([
