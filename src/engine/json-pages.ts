@@ -86,7 +86,7 @@ export function isoTime(value: string): string {
   const year = `extract(year from ${utc})::int`;
   const ecmaYear = `(case when ${year} < 0 then ${year} + 1 else ${year} end)`;
   const expanded = `(case when ${ecmaYear} = 0 then '0000' when ${ecmaYear} < 0 then '-' || lpad((-${ecmaYear})::text, 6, '0') else '+' || lpad(${ecmaYear}::text, 6, '0') end)`;
-  return `(case when ${utc} >= '0001-01-01' and ${utc} < '10000-01-01' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
+  return `(case when ${value} >= '0001-01-01T00:00:00Z' and ${value} < '10000-01-01T00:00:00Z' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
 }
 
 /** The pattern and replacement of `answerJson`. No `?` in them: the statement passes through the query builder, which binds `?`. */

@@ -200,13 +200,13 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   async versionedItemAsJson(ctx: RequestContext, id: string, row: JsonRow): Promise<{ json: string; id: string; changeSequence: number } | undefined> {
     if (!this.rowAnswersAsStored(ctx, row)) return undefined;
     if (!isUuid(id)) throw BadRequestError.forField('id', 'must be a UUID');
-    const written = await this.lists.remember(ctx, 'versioned-item', row, async () => {
+    const written = await this.lists.remember(ctx, 'versioned-item', shapeKey(row), async () => {
       const plan = await planRead(ctx, this.resource, {});
       const alias = '__row0';
       const content = await this.jsonContent(ctx, row, 0, alias);
       const versioned = { entries: [...row.entries, { key: 'changeSequence', field: 'changeSequence' }] };
       const one = this.jsonRows(ctx, versioned, 0, and(plan.where(), { id: raw('"__item"."id"') })).limit(1);
-      // Whether a live row has the id, seen or not: a row the caller may not see is refused, not absent.
+      // Whether a live row has the id, seen or not (asked only when the caller sees none): a row the caller may not see is refused, not absent.
       const live = ctx.em
         .createQueryBuilder(this.entity, 'l0')
         .select(raw('1'))
@@ -214,7 +214,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         .limit(1);
       // The id is the first value bound, the bytes left to the answer the second: each request binds its own.
       const statement = ctx.em.getKnex().raw(
-        `with "__item"("id") as (select ?::uuid) select ${BOUNDED_JSON}, "j"."id", "j"."changeSequence", exists (?) as "live"
+        `with "__item"("id") as (select ?::uuid) select ${BOUNDED_JSON}, "j"."id", "j"."changeSequence", case when "j"."json" is null then exists (?) end as "live"
            from "__item" left join lateral (select ${content.sql} as "json", "${alias}"."id", "${alias}"."changeSequence" from (?) as "${alias}" offset 0) "j" on true`,
         [id, 0, live.getKnexQuery(), ...content.bindings, one.getKnexQuery()],
       );
@@ -1004,6 +1004,16 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     if (!this.resource.fields.some((f) => f.name === 'searchText')) return;
     values.searchText = searchTextOf(this.resource.fields, { ...current, ...values });
   }
+}
+
+/** Numbers the row shapes kept as objects (a REST answer's): the same object names the same statements, without being written out on every request. */
+const shapeNumbers = new WeakMap<JsonRow, number>();
+let nextShape = 0;
+
+function shapeKey(row: JsonRow): { shape: number } {
+  let shape = shapeNumbers.get(row);
+  if (shape === undefined) shapeNumbers.set(row, (shape = nextShape++));
+  return { shape };
 }
 
 /**

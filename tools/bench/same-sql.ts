@@ -89,7 +89,7 @@ app.get('/api/tasks/:id', async (req: Request, res: Response) => {
   const where = [...tenantOf('e_0', caller, visibleFrom), `"e_0"."deleted" = $${next}`, `"e_0"."parent_hidden" = $${next + 1}`, `"e_0"."id" = "__item"."id"`];
   const text =
     `with "__item"("id") as (select $1::uuid) select ${BOUNDED.replace('$1', '$2')}, "j"."id", "j"."changeSequence", ` +
-    `exists ((select 1 from "task" as "l0" where "l0"."id" = "__item"."id" and "l0"."deleted" = $3 and "l0"."parent_hidden" = $4 limit $5)) as "live"
+    `case when "j"."json" is null then exists ((select 1 from "task" as "l0" where "l0"."id" = "__item"."id" and "l0"."deleted" = $3 and "l0"."parent_hidden" = $4 limit $5)) end as "live"
            from "__item" left join lateral (select ${taskJson('__row0')} as "json", "__row0"."id", "__row0"."changeSequence" from ((select ${TASK_COLUMNS} from "task" as "e_0" where ${where.join(' and ')} limit $${next + 2})) as "__row0" offset 0) "j" on true`;
   const [row] = await sql(pool, text, [id, MAX_BYTES, false, false, 1, ...orgValues(caller), false, false, 1]);
   if (row.json === null) throw missing('Task', id, row.live as boolean);
