@@ -51,6 +51,7 @@ interface BoundSql {
   bindings: unknown[];
 }
 
+/** The plan of a list read of `resource` by the caller: a bad argument, or a path they may not read, is refused here (400, 403). */
 export async function planRead(ctx: RequestContext, resource: Resource, params: ListParams): Promise<ReadPlan> {
   const { entity } = resource;
   const paging = parsePaging(resource.paging, params.page, params.pageSize);
