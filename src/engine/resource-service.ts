@@ -21,7 +21,7 @@ import { searchTextOf } from '../query/search';
 import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
-import { planRead, type ListParams, type ReadPlan } from './read-plan';
+import { parentField, planRead, type ListParams, type ReadPlan } from './read-plan';
 import { ListStatements, sqlOf, type WrittenSql } from './list-statements';
 import type { Knex } from '@mikro-orm/postgresql';
 import { pageableOf, sortStateOf, type PageResult } from './page';
@@ -647,7 +647,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    * absent, 403 not theirs), and, where owners alone read the collection, one they own (403).
    */
   private async assertParent(ctx: RequestContext, parentId: string): Promise<void> {
-    const { field } = this.parentOf();
+    const field = parentField(this.resource);
     if (!isUuid(parentId)) throw BadRequestError.forField(field, 'must be a UUID');
     const target = this.resource.fields.find((f) => f.name === field)!.reference!.target();
     await ctx.services.forEntity(target)!.get(ctx, parentId);
@@ -658,12 +658,6 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     }
   }
 
-  private parentOf(): NonNullable<Resource['parent']> {
-    const parent = this.resource.parent;
-    if (!parent) throw new Error(`${this.resource.path} is not served below a parent`);
-    return parent;
-  }
-
   /**
    * The row `read` finds, when it is one of the path's parent (reading it proves the parent is the
    * caller's: one statement, as for any read by id). Otherwise the parent answers first (400, 404, 403),
@@ -671,7 +665,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
    */
   private async underParent(ctx: RequestContext, id: string, parentId: string | undefined, read: () => Promise<T>): Promise<T> {
     if (parentId === undefined) return read();
-    const { field } = this.parentOf();
+    const field = parentField(this.resource);
     const notHere = () => new NotFoundError(`no ${this.resource.name} with id ${id} in ${field} ${parentId}`);
     let row: T;
     try {
@@ -690,7 +684,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
   /** A create body below a parent names that parent: the path's, unless the body names it too (it must agree). */
   private namingParent(body: unknown, parentId: string): unknown {
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-    const { field } = this.parentOf();
+    const field = parentField(this.resource);
     const relation = this.resource.fields.find((f) => f.name === field)!.reference!.relation;
     const named = (body as Record<string, unknown>)[field] ?? ((body as Record<string, unknown>)[relation] as { id?: unknown } | undefined)?.id;
     if (named === undefined || named === null) return { ...body, [field]: parentId };
