@@ -73,20 +73,15 @@ export function writableAsJson(field: FieldMeta): boolean {
 }
 
 const ISO = `'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'`;
-/** What follows the year. */
-const ISO_REST = `'-MM-DD"T"HH24:MI:SS.MS"Z"'`;
 
 /**
  * A time as the answer writes it (ECMAScript's Date#toISOString): ISO 8601 in UTC, truncated to
- * milliseconds; a year outside 0000-9999 in the expanded form (`+010000-01-01T04:59:59.000Z`), which
- * `new Date()` reads back. PostgreSQL counts years before 1 as 1 BC, 2 BC, ...; ECMAScript as 0, -1, ...
+ * milliseconds. A year outside 0001-9999 is written by `json_answer_time` (a migration's function) in the
+ * expanded form (`+010000-01-01T04:59:59.000Z`), which `new Date()` reads back; the statement holds only
+ * the common case, so that it stays short to start (every expression is set up on each execution).
  */
 export function isoTime(value: string): string {
-  const utc = `(${value} at time zone 'UTC')`;
-  const year = `extract(year from ${utc})::int`;
-  const ecmaYear = `(case when ${year} < 0 then ${year} + 1 else ${year} end)`;
-  const expanded = `(case when ${ecmaYear} = 0 then '0000' when ${ecmaYear} < 0 then '-' || lpad((-${ecmaYear})::text, 6, '0') else '+' || lpad(${ecmaYear}::text, 6, '0') end)`;
-  return `(case when ${value} >= '0001-01-01T00:00:00Z' and ${value} < '10000-01-01T00:00:00Z' then to_char(${utc}, ${ISO}) else ${expanded} || to_char(${utc}, ${ISO_REST}) end)`;
+  return `(case when ${value} >= '0001-01-01T00:00:00Z' and ${value} < '10000-01-01T00:00:00Z' then to_char(${value} at time zone 'UTC', ${ISO}) else json_answer_time(${value}) end)`;
 }
 
 /** The pattern and replacement of `answerJson`. No `?` in them: the statement passes through the query builder, which binds `?`. */
