@@ -123,7 +123,7 @@ async function relatedSorts(ctx: RequestContext, resource: Resource, sort: SortT
   const related = new Map<number, RelatedSort>();
   const viewer = viewerOf(ctx);
   const resourceOf = (entity: EntityClass<object>) => ctx.services.forEntity(entity)?.resource;
-  const terms = sort.map((term) => ({ term, ...resolveFieldPath(resource.entity, term.path, 'sort') })).filter((t) => t.relations.length > 0);
+  const terms = sort.map((term, index) => ({ term, index, ...resolveFieldPath(resource.entity, term.path, 'sort') })).filter((t) => t.relations.length > 0);
   if (terms.length === 0) return related;
   const mine = viewer === 'member' ? await memberships(ctx) : { member: new Set<string>(), owner: new Set<string>() };
   // Bound as array literals: they hold UUIDs only.
@@ -132,7 +132,7 @@ async function relatedSorts(ctx: RequestContext, resource: Resource, sort: SortT
     owned: `{${[...mine.owner].join(',')}}`,
     user: ctx.user?.id ?? null,
   };
-  for (const { term, relations, properties } of terms) {
+  for (const { index, relations, properties } of terms) {
     const hops = relations.map((relation) => ({ property: relation.properties[relation.properties.length - 1], target: relation.target }));
     const path = { hops, property: properties[properties.length - 1] };
     // Administrators see every related row but those private to other users; the server, every row.
@@ -146,7 +146,7 @@ async function relatedSorts(ctx: RequestContext, resource: Resource, sort: SortT
       });
       return { text, bindings };
     };
-    related.set(sort.indexOf(term), { value, hides });
+    related.set(index, { value, hides });
   }
   return related;
 }

@@ -22,7 +22,7 @@ import { announceAccessChange } from './access-cache';
 import type { RequestContext } from './context';
 import { parseInput } from './input';
 import { parentField, planRead, type ListParams, type ReadPlan } from './read-plan';
-import { ListStatements, sqlOf, type WrittenSql } from './list-statements';
+import { ListStatements, sqlOf, type WrittenList, type WrittenSql } from './list-statements';
 import type { Knex } from '@mikro-orm/postgresql';
 import { pageableOf, sortStateOf, type PageResult } from './page';
 import type { ResourceWithRules as Resource } from './resource-rules';
@@ -187,8 +187,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         .raw(`with "__item"("id") as (select ?::uuid) select ${BOUNDED_JSON} from (select (?) as "json" from "__item" offset 0) "j"`, [id, 0, select]);
       return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
     });
-    const [statement] = written.statements;
-    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
+    const answer = await this.runForItem(ctx, written, id);
     return jsonWithinBudget(ctx, answer) ?? undefined;
   }
 
@@ -220,12 +219,19 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
       );
       return { statements: [sqlOf(statement)], paging: { page: 0, pageSize: 0 }, sort: [] };
     });
-    const [statement] = written.statements;
-    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
+    // One row always: the id, joined to what the caller may see of it.
+    const answer = (await this.runForItem(ctx, written, id))!;
     const json = jsonWithinBudget(ctx, answer);
     if (json !== undefined) return { json, id: answer.id as string, changeSequence: answer.changeSequence as number };
     if (answer.live) throw this.refusedRead(id);
     throw new NotFoundError(`no ${this.resource.name} with id ${id}`);
+  }
+
+  /** Runs an item's JSON statement, whose first two values are the id and the bytes left to the answer: each request binds its own. */
+  private async runForItem(ctx: RequestContext, written: WrittenList, id: string): Promise<Record<string, unknown> | undefined> {
+    const [statement] = written.statements;
+    const [answer] = await this.lists.run(ctx, statement, [id.toLowerCase(), ctx.budget.bytesLeft, ...statement.bindings.slice(2)], true);
+    return answer;
   }
 
   /** Whether every level of `shape` answers rows as stored: not so for users read by a member (see user-projection.ts). */

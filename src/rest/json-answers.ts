@@ -4,6 +4,8 @@ import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type J
 import type { ListParams } from '../engine/read-plan';
 import { fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
+import { pageBody } from './page';
+import { present, presentAll } from './present';
 
 /**
  * REST answers as the database writes them (engine/json-pages.ts): the shape of a presented row (every
@@ -13,8 +15,38 @@ import type { Resource } from '../model/resource';
  */
 const rows = new WeakMap<Resource, JsonRow | null>();
 
+/** A row as REST answers it: its JSON text, and the id and version its ETag names. */
+export interface RowAnswer {
+  json: string;
+  id: string;
+  changeSequence: number;
+}
+
+/**
+ * `GET /api/{path}/{id}`: the row the database writes, or (below a parent, or where the database cannot
+ * write every value) the row read and presented here; refused alike (400, 404, 403).
+ */
+export async function rowAnswer(ctx: RequestContext, resource: Resource, id: string, parentId: string | undefined): Promise<RowAnswer> {
+  const service = ctx.services.resource(resource.path);
+  const shape = parentId === undefined ? presentedRow(ctx, resource) : undefined;
+  const written = shape && (await service.versionedItemAsJson(ctx, id, shape));
+  if (written) return written;
+  const row = await service.get(ctx, id, parentId);
+  return { json: JSON.stringify(await present(ctx, resource, row)), id: row.id, changeSequence: row.changeSequence };
+}
+
+/** `GET /api/{path}`: the Page answer the database writes, or the page read and presented here. */
+export async function pageAnswer(ctx: RequestContext, resource: Resource, params: ListParams): Promise<string> {
+  const service = ctx.services.resource(resource.path);
+  const shape = presentedPage(ctx, resource, params);
+  const written = shape && (await service.pageAsJson(ctx, shape, { kind: 'rest', params }));
+  if (written !== undefined) return written;
+  const result = await service.list(ctx, params);
+  return JSON.stringify(pageBody(result, await presentAll(ctx, resource, result.items)));
+}
+
 /** The presented row of `resource` as a shape, or undefined when the database cannot write it. */
-export function presentedRow(ctx: RequestContext, resource: Resource): JsonRow | undefined {
+function presentedRow(ctx: RequestContext, resource: Resource): JsonRow | undefined {
   let row = rows.get(resource);
   if (row === undefined) {
     row = rowOf(ctx, resource.entity, true) ?? null;
@@ -31,7 +63,7 @@ const PAGE_SUMMARY = ['totalElements', 'totalPages', 'number', 'size', 'numberOf
  * rows embed references: many rows may embed one row, which present.ts reads and measures once, where
  * the database would write it again for each row that embeds it.
  */
-export function presentedPage(ctx: RequestContext, resource: Resource, params: ListParams): JsonPage | undefined {
+function presentedPage(ctx: RequestContext, resource: Resource, params: ListParams): JsonPage | undefined {
   const content = presentedRow(ctx, resource);
   if (!content || content.entries.some((entry) => 'reference' in entry)) return undefined;
   const entries: JsonPageEntry[] = [{ key: 'content', content }, ...PAGE_SUMMARY.map((summary) => ({ key: summary, summary }))];

@@ -5,9 +5,8 @@ import { contextOf } from '../auth/authenticate';
 import type { ListParams } from '../engine/read-plan';
 import { exportFormatOf, sendExport } from './export-answer';
 import { readJsonBody } from './json-body';
-import { presentedPage, presentedRow } from './json-answers';
-import { pageBody } from './page';
-import { present, presentAll } from './present';
+import { pageAnswer, rowAnswer } from './json-answers';
+import { present } from './present';
 import { ifMatchOf, rowNotModified, sendPage, tagRow } from './validators';
 
 /** `organizations/{orgId}/secrets` as Express writes it: `organizations/:orgId/secrets`. */
@@ -63,13 +62,7 @@ export function resourceRouter(resource: Resource): Router {
         release();
       }
     }
-    const params = listParams(req, resource);
-    // Written by the database where it can write every value of the answer; otherwise presented here.
-    const shape = presentedPage(ctx, resource, params);
-    const written = shape && (await service(req).pageAsJson(ctx, shape, { kind: 'rest', params }));
-    if (written !== undefined) return sendPage(req, res, written);
-    const result = await service(req).list(ctx, params);
-    sendPage(req, res, JSON.stringify(pageBody(result, await presentAll(ctx, resource, result.items))));
+    sendPage(req, res, await pageAnswer(ctx, resource, listParams(req, resource)));
   });
 
   if (!create) router.post('/', refuse(collectionMethods));
@@ -86,19 +79,9 @@ export function resourceRouter(resource: Resource): Router {
     });
 
   router.get('/:id', async (req: Request, res: Response) => {
-    const ctx = contextOf(req);
-    const parentId = parentIdOf(req, resource);
-    // Written by the database where it can write every value of the answer (and the row is the caller's
-    // to read); otherwise read, and refused (404, 403), here.
-    const shape = parentId === undefined ? presentedRow(ctx, resource) : undefined;
-    const written = shape && (await service(req).versionedItemAsJson(ctx, String(req.params.id), shape));
-    if (written) {
-      if (rowNotModified(req, res, written)) return;
-      return res.type('json').send(written.json);
-    }
-    const row = await service(req).get(ctx, String(req.params.id), parentId);
-    if (rowNotModified(req, res, row)) return;
-    res.json(await present(ctx, resource, row));
+    const answer = await rowAnswer(contextOf(req), resource, String(req.params.id), parentIdOf(req, resource));
+    if (rowNotModified(req, res, answer)) return;
+    res.type('json').send(answer.json);
   });
 
   router.get('/:id/sequence', async (req: Request, res: Response) => {
