@@ -145,7 +145,9 @@ async function main(): Promise<void> {
   cleanups.push({ name: 'RLS role', run: () => dropRlsRole(server.serverUrl, rlsRole) });
   const scratch = `platform_bench_${process.pid}`;
   await ensureDatabase(server.serverUrl, scratch);
-  cleanups.push({ name: 'scratch database', run: () => dropDatabase(server.serverUrl, scratch) });
+  // BENCH_KEEP_DATABASE=1 keeps it, to look at its statements' plans afterwards.
+  if (process.env.BENCH_KEEP_DATABASE !== '1') cleanups.push({ name: 'scratch database', run: () => dropDatabase(server.serverUrl, scratch) });
+  else console.log(`the scratch database ${scratch} is kept`);
   const databaseUrl = withDatabase(server.serverUrl, scratch);
   const orm = await openDatabase(databaseUrl);
   cleanups.push({ name: 'ORM', run: () => orm.close() });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { resources } from '../catalog/registry';
 import { IdempotencyKey } from '../entities/idempotency-key';
+import { LiveRowCount } from '../entities/live-row-count';
 import { projectRoot } from './project-root';
 import { addListIndexes } from './list-indexes';
 import { liveIndexes } from './tenant-key-sql';
@@ -19,8 +20,8 @@ export function ormOptions(clientUrl: string): Options {
   return defineConfig({
     clientUrl,
     // Every entity is served by a resource of the registry: the ORM maps those, and the internal
-    // tables no resource serves (stored idempotent answers).
-    entities: [...resources.map((resource) => resource.entity), IdempotencyKey],
+    // tables no resource serves (stored idempotent answers, live-row counts).
+    entities: [...resources.map((resource) => resource.entity), IdempotencyKey, LiveRowCount],
     metadataProvider: ReflectMetadataProvider,
     extensions: [Migrator],
     discovery: { onMetadata: addIndexes },

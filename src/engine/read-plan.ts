@@ -1,4 +1,6 @@
 import { raw, type EntityClass, type FindOptions } from '@mikro-orm/core';
+import type { Knex } from '@mikro-orm/postgresql';
+import { LIVE_ROW_COUNT } from '../database/live-counts-sql';
 import type { InverseLink } from '../model/fields';
 import { resolveFieldPath } from '../query/field-path';
 import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
@@ -9,7 +11,8 @@ import type { RequestContext } from './context';
 import { relatedSortValue } from './item-statement';
 import type { SortKey } from './keyset';
 import type { ResourceWithRules as Resource } from './resource-rules';
-import { and, liveRows, memberships, viewerOf, visibleRows } from './tenancy';
+import { and, liveRows, memberships, privateRows, readableOrganizations, viewerOf, visibleRows } from './tenancy';
+import { tenantKeyOf } from '../model/tenant-keys';
 import { assertPublicPaths } from './user-projection';
 
 /** Raw list parameters as they arrive from a query string or GraphQL arguments. */
@@ -43,6 +46,8 @@ export interface ReadPlan {
   orderBy(alias: string): FindOptions<object>['orderBy'];
   /** The same order as keys over the row aliased `alias` (an export's keyset). */
   keys(alias: string): SortKey[];
+  /** A statement counting the rows (column `count`), counted rows aliased `alias`. */
+  count(alias: string): Knex.QueryBuilder | Knex.Raw;
 }
 
 /** Raw SQL with `?` placeholders and the values they bind. */
@@ -69,13 +74,33 @@ export async function planRead(ctx: RequestContext, resource: Resource, params: 
   const scope: FilterScope | undefined = joined && { joined, exists: (link, condition) => existsClause(ctx, joined, link, condition) };
   const where = () => and(fixed, filter?.condition(scope!) as Record<string, unknown> | undefined);
   const related = await relatedSorts(ctx, resource, sort);
+  const everyLiveRow = params.parentId === undefined && !params.match && !filter && !params.query?.trim();
+  const liveTotal = everyLiveRow ? await keptLiveTotal(ctx, resource) : undefined;
   return {
     where,
     paging,
     sort,
+    count: (alias) => liveTotal?.() ?? ctx.em.createQueryBuilder(entity, alias).count().where(where()).getKnexQuery(),
     orderBy: (alias) => orderClauses(resource, sort, related, alias) as FindOptions<object>['orderBy'],
     keys: (alias) => sortKeys(ctx, resource, sort, related, alias),
   };
+}
+
+/**
+ * When a read is every live row in the caller's reach (no filter, search or parent) of a table whose
+ * live rows the database counts per organization (database/live-counts-sql.ts), the statement that sums
+ * those counts: a few rows per organization, where a count would read every row. Undefined otherwise,
+ * and when the resource's privacy hides some of those rows from the caller.
+ */
+async function keptLiveTotal(ctx: RequestContext, resource: Resource): Promise<(() => Knex.Raw) | undefined> {
+  if (!tenantKeyOf(resource)?.parent || privateRows(ctx, resource)) return undefined;
+  const table = ctx.em.getMetadata().get(resource.entity.name).tableName;
+  const sum = `select coalesce(sum("rows"), 0)::bigint as "count" from "${LIVE_ROW_COUNT}" where "table_name" = ?`;
+  const knex = ctx.em.getKnex();
+  if (ctx.isAdmin) return () => knex.raw(sum, [table]);
+  // Bound as an array literal: it holds UUIDs only.
+  const organizations = `{${[...(await readableOrganizations(ctx, resource))].join(',')}}`;
+  return () => knex.raw(`${sum} and "tenant_id" = any(?::uuid[])`, [table, organizations]);
 }
 
 /** The field naming a nested collection's parent row (`organizationId` below `organizations/{orgId}`). */

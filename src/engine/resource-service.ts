@@ -91,8 +91,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         .where(plan.where())
         .orderBy(plan.orderBy('e0') as never)
         .limit(pageSize, page * pageSize);
-      const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
-      return { statements: [sqlOf(rows.getKnexQuery()), sqlOf(count.getKnexQuery())], paging: plan.paging, sort: plan.sort };
+      return { statements: [sqlOf(rows.getKnexQuery()), sqlOf(plan.count('c0'))], paging: plan.paging, sort: plan.sort };
     });
     const [pageStatement, countStatement] = written.statements;
     const { page, pageSize } = written.paging;
@@ -302,7 +301,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     const object = objectText(members);
     const knex = ctx.em.getKnex();
     if (!needsCount) return { select: knex.raw(`select ${object}`, bindings) };
-    const count = ctx.em.createQueryBuilder(this.entity, `c_${depth}`).count().where(where()).getKnexQuery();
+    const count = parent ? ctx.em.createQueryBuilder(this.entity, `c_${depth}`).count().where(where()).getKnexQuery() : plan.count(`c_${depth}`);
     return { select: knex.raw(`select ${object} from (?) as "${counted}"`, [...bindings, count]) };
   }
 
@@ -710,8 +709,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
     ctx.budget = ctx.budget.withoutByteLimit();
     if (params.parentId !== undefined) await this.assertParent(ctx, params.parentId);
     const plan = await planRead(ctx, this.resource, params);
-    const count = ctx.em.createQueryBuilder(this.entity, 'c0').count().where(plan.where());
-    const total = Number((await this.lists.run(ctx, sqlOf(count.getKnexQuery())))[0].count);
+    const total = Number((await this.lists.run(ctx, sqlOf(plan.count('c0'))))[0].count);
     if (total > maxRows) {
       throw new BadRequestError(`the export matches ${total} rows, more than EXPORT_MAX_ROWS (${maxRows}): narrow it with filter or query`);
     }

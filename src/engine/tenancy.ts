@@ -88,13 +88,17 @@ async function tenantRows(ctx: RequestContext, resource: Resource): Promise<Cond
       return undefined;
     case 'user':
       return nest(scope.path.split('.'), ctx.user?.id ?? null);
-    case 'organization': {
-      const mine = await memberships(ctx);
-      return ofOrganizations(resource, resource.readers === 'owner' ? mine.owner : mine.member);
-    }
+    case 'organization':
+      return ofOrganizations(resource, await readableOrganizations(ctx, resource));
     case 'colleagues':
       return { id: { $in: [ctx.user?.id, ...(await colleagueIds(ctx))].filter(Boolean) } };
   }
+}
+
+/** The organizations whose rows of an organization's `resource` a member may read: those they belong to, or own (`readers: 'owner'`). */
+export async function readableOrganizations(ctx: RequestContext, resource: Resource): Promise<Set<string>> {
+  const mine = await memberships(ctx);
+  return resource.readers === 'owner' ? mine.owner : mine.member;
 }
 
 /**

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../database/orm';
 import { projectRoot } from '../database/project-root';
 import { pendingTenantKeys, tenantKeySql, type TableOf } from '../database/tenant-key-sql';
+import { liveCountSql, pendingLiveCounts } from '../database/live-counts-sql';
 import { resources } from '../catalog/registry';
 
 /**
@@ -23,21 +24,25 @@ async function run(command: string): Promise<number> {
     const migrator = orm.getMigrator();
     const tableOf: TableOf = (entity) => orm.getMetadata().get(entity.name).tableName;
     const pending = await pendingTenantKeys((sql) => orm.em.getConnection().execute(sql), resources, tableOf);
+    const uncounted = await pendingLiveCounts((sql) => orm.em.getConnection().execute(sql), resources, tableOf);
     const needed = await migrator.checkMigrationNeeded();
+    const behind = needed || pending.size > 0 || uncounted.size > 0;
     if (command === 'create') {
-      if (!needed && pending.size === 0) {
+      if (!behind) {
         console.log('entities and migrations agree: nothing to create');
         return 0;
       }
       const result = await migrator.createMigration(undefined, !needed);
       const sql = tenantKeySql(resources, tableOf, (table) => pending.has(table));
-      appendToUp(join(projectRoot, 'migrations', result.fileName), [...sql.backfill, ...sql.triggers]);
+      const counts = liveCountSql(resources, tableOf, (table) => uncounted.has(table));
+      appendToUp(join(projectRoot, 'migrations', result.fileName), [...sql.backfill, ...sql.triggers, ...counts]);
       console.log(`created migrations/${result.fileName}`);
       return 0;
     }
     if (pending.size) console.log(`tables whose tenant keys the migrations do not keep: ${[...pending].join(', ')}`);
-    console.log(needed || pending.size ? 'entities differ from the committed migrations: run npm run migration:create' : 'migrations are up to date');
-    return needed || pending.size ? 1 : 0;
+    if (uncounted.size) console.log(`tables whose live rows the migrations do not count: ${[...uncounted].join(', ')}`);
+    console.log(behind ? 'entities differ from the committed migrations: run npm run migration:create' : 'migrations are up to date');
+    return behind ? 1 : 0;
   } finally {
     await orm.close();
     await dropDatabase(server.serverUrl, scratch);
@@ -51,7 +56,7 @@ function appendToUp(file: string, statements: string[]): void {
   const text = readFileSync(file, 'utf8');
   const escape = (sql: string) => sql.replace(/\\/g, '\\\\').replace(/`/g, '\\`').replace(/\$\{/g, '\\${');
   const lines = [
-    '    // Tenant keys and liveness flags of the tables below an organization, kept by the database.',
+    '    // Tenant keys, liveness flags and live-row counts of the tables below an organization, kept by the database.',
     ...statements.map((sql) => `    this.addSql(\`${escape(sql)};\`);`),
   ];
   const down = text.indexOf('  override async down()');

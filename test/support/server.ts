@@ -1,4 +1,5 @@
 import { tmpdir } from 'node:os';
+import pg from 'pg';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/core';
 import type { AddressInfo } from 'node:net';
@@ -9,6 +10,7 @@ import { jwtSettingsFromEnv } from '../../src/auth/jwt';
 import { generateApiKey } from '../../src/modules/access/api-keys';
 import { bootstrapAdministrator } from '../../src/auth/bootstrap';
 import { openDatabase } from '../../src/database/orm';
+import { dropDatabase, ensureDatabase, withDatabase } from '../../src/database/database-url';
 import { queryCounter, type RecordedStatement } from '../../src/database/query-counter';
 
 export interface Answer<T = any> {
@@ -159,4 +161,34 @@ export function requester(url: string, defaultKey: string): TestServer['request'
 /** A unique suffix so that tests sharing the run's database never collide. */
 export function unique(prefix = 't'): string {
   return `${prefix}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** A test server on a database of the suite's own (dropped by `close`), and a client of that database. */
+export interface ServerOnOwnDatabase {
+  server: TestServer;
+  db: pg.Client;
+  close(): Promise<void>;
+}
+
+/**
+ * A server on a new database on the run's PostgreSQL server, for suites whose totals or plans other
+ * suites' rows would disturb.
+ */
+export async function startServerOnOwnDatabase(prefix: string, options: Parameters<typeof startServer>[0] = {}): Promise<ServerOnOwnDatabase> {
+  const serverUrl = withDatabase(inject('databaseUrl'), 'postgres');
+  const name = `${prefix}_${process.pid}_${Date.now()}`;
+  await ensureDatabase(serverUrl, name);
+  const databaseUrl = withDatabase(serverUrl, name);
+  const server = await startServer({ ...options, databaseUrl });
+  const db = new pg.Client({ connectionString: databaseUrl });
+  await db.connect();
+  return {
+    server,
+    db,
+    async close() {
+      await db.end();
+      await server.close();
+      await dropDatabase(serverUrl, name);
+    },
+  };
 }

@@ -1,4 +1,7 @@
 import pg from 'pg';
+import { resources } from '../../src/catalog/registry';
+import { countedTables, recountSql } from '../../src/database/live-counts-sql';
+import { Task } from '../../src/entities/task';
 
 export interface SeedSizes {
   /** Small organizations, each with `projects` projects of `tasks` tasks. */
@@ -158,11 +161,19 @@ async function insertTasks(client: pg.Client, projects: SeededProject[], skipFir
         projects.length,
       ],
     );
+    // The count triggers were off too: the tasks' live counts are recounted, as a bulk load's are.
+    for (const statement of taskRecount()) await client.query(statement);
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');
     throw error;
   }
+}
+
+/** The statements that recount the live tasks of every organization. */
+function taskRecount(): string[] {
+  const [tasks] = countedTables(resources, (entity) => (entity === Task ? 'task' : '')).filter((counted) => counted.table === 'task');
+  return recountSql(tasks);
 }
 
 /** A task written by the seeding statement holds what the server writes, apart from ids, times and the body's fields. */
