@@ -91,7 +91,8 @@ export async function openDatabase(
     await orm.reconnect({ driverOptions: requestDriverOptions(routes) });
   } else {
     await migrated.close(true);
-    orm = await MikroORM.init<PostgreSqlDriver>({ ...ormOptions(clientUrl), driverOptions: requestDriverOptions(routes) });
+    // The database exists (it was just migrated); a pooler need not serve the `postgres` database the check would use.
+    orm = await MikroORM.init<PostgreSqlDriver>({ ...ormOptions(clientUrl), ensureDatabase: false, driverOptions: requestDriverOptions(routes) });
   }
   recordRoutes(orm.config, routes);
   return orm;
