@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config/config';
 import { dropDatabase, ensureDatabase, withDatabase } from '../src/database/database-url';
 import { openDatabase } from '../src/database/orm';
 import { runOnConnection } from '../src/database/prepared-in-transaction';
-import { poolModeOf } from '../src/database/pool-mode';
+import { poolModeOf, routesOf } from '../src/database/pool-mode';
 import { queryCounter, type RecordedStatement } from '../src/database/query-counter';
 import { ReadPool } from '../src/database/read-pool';
 import { generateApiKey } from '../src/modules/access/api-keys';
@@ -267,6 +267,9 @@ describe.skipIf(!PGBOUNCER)('behind PgBouncer in transaction mode', () => {
       expect(alone).toEqual([{ timeout: '300ms', jit: 'off', pageCost: '1.1' }]);
       const inTransaction = await orm.em.fork().transactional((em) => em.getConnection().execute(SETTINGS, [], 'all', em.getTransactionContext()));
       expect(inTransaction).toEqual([{ timeout: '300ms', jit: 'off', pageCost: '1.1' }]);
+      // A statement with bindings (knex's own) runs in a transaction of its own that starts with them.
+      const bound = await orm.em.fork().getKnex().raw(`select current_setting(?) as jit`, ['jit']);
+      expect(bound.rows).toEqual([{ jit: 'off' }]);
       await expect(orm.em.fork().getConnection().execute('select pg_sleep(2)')).rejects.toMatchObject({ code: '57014' });
       // A statement within the timeout still answers.
       expect(await orm.em.fork().getConnection().execute('select 1 as one')).toEqual([{ one: 1 }]);
@@ -328,6 +331,20 @@ describe('session mode, the default', () => {
       expect(recorded.some((statement) => statement.name)).toBe(true);
     } finally {
       await server.close();
+    }
+  });
+
+  it('starts every connection with the settings also when DATABASE_DIRECT_URL names another way to the database', async () => {
+    const url = inject('databaseUrl');
+    const direct = new URL(url);
+    direct.searchParams.set('application_name', 'platform-direct');
+    const orm = await openDatabase(url, { directUrl: direct.toString(), statementTimeoutMs: 1234 });
+    try {
+      expect(routesOf(orm.config)).toMatchObject({ poolMode: 'session', url, directUrl: direct.toString() });
+      const settings = `select current_setting('statement_timeout') as "timeout", current_setting('jit') as jit`;
+      expect(await orm.em.fork().getConnection().execute(settings)).toEqual([{ timeout: '1234ms', jit: 'off' }]);
+    } finally {
+      await orm.close(true);
     }
   });
 
