@@ -137,8 +137,11 @@ describe.skipIf(!PGBOUNCER)('behind PgBouncer in transaction mode', () => {
           ? request('GET', `/api/tasks/${task.id}`)
           : request('GET', `/api/tasks?pageSize=5&filter=${encodeURIComponent(`projectId==${projectId}`)}`),
       );
-      expect(reads.filter((answer) => answer.body.id).every((answer) => answer.body.locked === true && answer.body.priority === 7)).toBe(true);
-      expect(reads.filter((answer) => answer.body.content).every((answer) => answer.body.totalElements === 40)).toBe(true);
+      const items = reads.filter((answer) => answer.body.id);
+      const pages = reads.filter((answer) => answer.body.content);
+      expect([items.length, pages.length]).toEqual([20, 20]);
+      expect(items.every((answer) => answer.body.locked === true && answer.body.priority === 7)).toBe(true);
+      expect(pages.every((answer) => answer.body.totalElements === 40 && answer.body.content.length === 5)).toBe(true);
 
       const pool = (await bouncer.admin<Record<string, string>>('show pools')).find((row) => row.database === 'pooled')!;
       const serverConnections = ['sv_active', 'sv_idle', 'sv_used', 'sv_tested', 'sv_login'].reduce((sum, column) => sum + Number(pool[column]), 0);
