@@ -39,6 +39,7 @@ import { ReplicatedReads } from './database/read-replicas';
 import type { ReadReplicaSettings } from './config/read-replicas';
 import { trackWrites, markWriting } from './http/read-your-writes';
 import { statementTimeoutOf, withStatementTimeout } from './database/orm';
+import { DEFAULT_POOL_MODE, routesOf } from './database/pool-mode';
 import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
 import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
 import { openDataLake } from './modules/integrations/data-lake';
@@ -155,10 +156,15 @@ export interface App {
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
   const databaseUrl = orm.config.get('clientUrl')!;
-  await migrateJobQueue(databaseUrl);
+  const { poolMode, directUrl } = routesOf(orm.config) ?? { poolMode: DEFAULT_POOL_MODE, directUrl: databaseUrl };
+  // The job queue, its locks and the LISTEN connections need sessions of their own: the direct URL.
+  await migrateJobQueue(directUrl);
   // The read pool serves requests as the ORM does: under the same statement timeout.
   const timeout = statementTimeoutOf(orm);
-  const primaryReads = new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE);
+  const primaryReads =
+    poolMode === 'transaction'
+      ? new ReadPool(databaseUrl, READ_POOL_SIZE, undefined, { poolMode, statementTimeoutMs: timeout })
+      : new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE);
   const replicated = options.readReplicas
     ? new ReplicatedReads(primaryReads, databaseUrl, {
         ...options.readReplicas,
@@ -194,9 +200,9 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   const jobs = { ...automationJobs(orm, services), ...idempotencyJobs(idempotentAnswers), ...webhookJobs(orm, services) };
   // Every process drops its cached credentials when any process announces a change of access.
   const worker = options.workerConcurrency
-    ? await JobWorker.start(databaseUrl, options.workerConcurrency, jobs, `${IDEMPOTENCY_CRONTAB}\n${WEBHOOKS_CRONTAB}`)
+    ? await JobWorker.start(directUrl, options.workerConcurrency, jobs, `${IDEMPOTENCY_CRONTAB}\n${WEBHOOKS_CRONTAB}`)
     : undefined;
-  const accessChanges = listen(databaseUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
+  const accessChanges = listen(directUrl, ACCESS_CHANGED_CHANNEL, () => services.accessCache.clear());
   const authenticator = new Authenticator(orm, services, await JwtVerifier.create(options.jwt));
   const limits = RateLimits.create(options.rateLimits);
   const metrics = new Metrics({
@@ -223,7 +229,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   );
   const openApi = buildOpenApiDocument(resources);
   const live = new LiveUpdates({
-    databaseUrl,
+    databaseUrl: directUrl,
     authenticator,
     limits,
     schema: buildGraphqlSchema(resources),

@@ -77,7 +77,11 @@ async function main(): Promise<void> {
   await ensurePortFree(config.port);
   running.database = await resolveDatabase(config.databaseUrl, config.dataDir);
   startGoesOn();
-  const orm = (running.orm = await openDatabase(running.database.url, { statementTimeoutMs: config.databaseStatementTimeoutMs }));
+  const orm = (running.orm = await openDatabase(running.database.url, {
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    // The embedded PostgreSQL is reached directly: the pool mode and direct URL are DATABASE_URL's.
+    ...(config.databaseUrl ? { poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl } : {}),
+  }));
   startGoesOn();
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
   const app = (running.app = await createApp(orm, appOptions(config)));

@@ -5,6 +5,7 @@ import { readAnalyticsEmbedConfig, type AnalyticsEmbedConfig } from './analytics
 import { loadConfigFile } from './config-file';
 import { parseHostAllowlist } from '../egress/egress-guard';
 import { readReplicaSettings, type ReadReplicaSettings } from './read-replicas';
+import { DEFAULT_POOL_MODE, isPoolMode, POOL_MODES, type PoolMode } from './database-pool';
 
 /** Credentials and memberships are reused for at most this long (AUTH_CACHE_SECONDS). */
 export const MAX_AUTH_CACHE_SECONDS = 30;
@@ -49,6 +50,10 @@ const MAX_WORKER_CONCURRENCY = 64;
 export interface AppConfig {
   port: number;
   databaseUrl?: string;
+  /** DATABASE_POOL_MODE (session or transaction): what serves DATABASE_URL (transaction: a pooler such as PgBouncer in transaction mode). */
+  databasePoolMode: PoolMode;
+  /** DATABASE_DIRECT_URL (default DATABASE_URL): a direct session for LISTEN, the job queue and its locks, and migrations. */
+  databaseDirectUrl?: string;
   /** DATABASE_STATEMENT_TIMEOUT_MS: longest a statement of the API may run before PostgreSQL cancels it. */
   databaseStatementTimeoutMs: number;
   bootstrapApiKey?: string;
@@ -135,11 +140,21 @@ function flag(name: string): boolean {
   throw new Error(`${name} must be 1 or 0 (true or false), got "${process.env[name]}"`);
 }
 
+/** DATABASE_POOL_MODE: `session` (default) or `transaction`. */
+function poolMode(): PoolMode {
+  const raw = (process.env.DATABASE_POOL_MODE ?? '').trim();
+  if (raw === '') return DEFAULT_POOL_MODE;
+  if (isPoolMode(raw)) return raw;
+  throw new Error(`DATABASE_POOL_MODE must be one of ${POOL_MODES.join(', ')}, got "${raw}"`);
+}
+
 export function loadConfig(): AppConfig {
   const file = loadConfigFile(process.env.CONFIG_FILE || undefined);
   return {
     port: positiveInteger('PORT', 8080),
     databaseUrl: process.env.DATABASE_URL || undefined,
+    databasePoolMode: poolMode(),
+    databaseDirectUrl: process.env.DATABASE_DIRECT_URL || undefined,
     databaseStatementTimeoutMs: positiveInteger('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS),
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
     rateLimitPerMinute: positiveInteger('RATE_LIMIT_PER_MINUTE', 100),

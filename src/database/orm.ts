@@ -11,7 +11,9 @@ import { addListIndexes } from './list-indexes';
 import { liveIndexes } from './tenant-key-sql';
 import { declareTenantKeys } from '../model/tenant-keys';
 import { CountingLogger } from './query-counter';
-import { REQUEST_SESSION_OPTIONS } from './session-options';
+import { localSettingsSql, REQUEST_SESSION_OPTIONS, requestSettings } from './session-options';
+import { DEFAULT_POOL_MODE, recordRoutes, routesOf, type DatabaseRoutes, type PoolMode } from './pool-mode';
+import { transactionPoolDialect } from './transaction-pool-dialect';
 import { logger } from '../logging/logger';
 import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
@@ -59,21 +61,48 @@ export interface DatabaseOptions {
    * connections that runs longer (SQLSTATE 57014, answered 503). Migrations are not bound by it.
    */
   statementTimeoutMs?: number;
+  /** DATABASE_POOL_MODE (default session): what serves the URL given (see pool-mode.ts). */
+  poolMode?: PoolMode;
+  /** DATABASE_DIRECT_URL (default: the URL given): a session of its own, for migrations (and LISTEN, the job queue). */
+  directUrl?: string;
 }
 
 /**
- * Connects and applies pending migrations. Processes starting at once on one database take turns (a
- * session advisory lock on a connection of its own): the first migrates, the others find it done. Then
- * every connection of the pool starts with the statement timeout.
+ * Connects and applies pending migrations (on `directUrl`). Processes starting at once on one database
+ * take turns (a session advisory lock on a connection of its own): the first migrates, the others find
+ * it done. Then every statement of the ORM runs under the statement timeout and the request settings.
  */
 export async function openDatabase(
   clientUrl: string,
-  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS }: DatabaseOptions = {},
+  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS, poolMode = DEFAULT_POOL_MODE, directUrl = clientUrl }: DatabaseOptions = {},
 ): Promise<MikroORM<PostgreSqlDriver>> {
+  const settingsSql = localSettingsSql(requestSettings(statementTimeoutMs));
+  const routes: DatabaseRoutes = { poolMode, url: clientUrl, directUrl, statementTimeoutMs, settingsSql };
+  if (poolMode === 'transaction' && directUrl === clientUrl) {
+    logger.warn(
+      'DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: migrations, LISTEN and the job queue go through the pooler, whose transaction mode cannot keep their sessions',
+    );
+  }
   // Migrations may rewrite whole tables: they run before the timeout of requests is set.
-  const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
+  const migrated = await MikroORM.init<PostgreSqlDriver>(ormOptions(directUrl));
+  await migrate(migrated, directUrl);
+  let orm = migrated;
+  if (directUrl === clientUrl && poolMode === 'session') {
+    // The connections opened from here on (the migrations' are closed) start with the settings.
+    await orm.reconnect({ driverOptions: requestDriverOptions(routes) });
+  } else {
+    await migrated.close(true);
+    // The database exists (it was just migrated); a pooler need not serve the `postgres` database the check would use.
+    orm = await MikroORM.init<PostgreSqlDriver>({ ...ormOptions(clientUrl), ensureDatabase: false, driverOptions: requestDriverOptions(routes) });
+  }
+  recordRoutes(orm.config, routes);
+  return orm;
+}
+
+/** Applies pending migrations, one process at a time (a session advisory lock: `url` must give a session of its own). */
+async function migrate(orm: MikroORM<PostgreSqlDriver>, url: string): Promise<void> {
   // Waiting for another process's migrations may take long: this connection has no statement timeout.
-  const turn = new pg.Client({ connectionString: clientUrl });
+  const turn = new pg.Client({ connectionString: url });
   await turn.connect();
   try {
     await turn.query(`select pg_advisory_lock(hashtext('platform-migrations'))`);
@@ -83,17 +112,23 @@ export async function openDatabase(
     // Ending the session releases its lock.
     await turn.end();
   }
-  // Startup parameters of every connection opened from here on (the migrations' are closed): no
-  // statement a request causes runs unbounded, whatever the filter or the lock it waits on.
-  await orm.reconnect({ driverOptions: { connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS } } });
-  return orm;
 }
 
-/** The statement timeout openDatabase gave the ORM's connections (undefined for an ORM opened otherwise). */
+/**
+ * How the ORM's statements get the statement timeout and the request settings, so that none a request
+ * causes runs unbounded, whatever the filter or the lock it waits on: in session mode as startup
+ * parameters of every connection; behind a pooler in transaction mode within every transaction
+ * (PgBouncer refuses the startup parameters `options` and `statement_timeout`, and a session setting
+ * would reach whichever client's transaction gets the server connection next).
+ */
+function requestDriverOptions({ poolMode, statementTimeoutMs, settingsSql }: DatabaseRoutes): Options['driverOptions'] {
+  if (poolMode === 'transaction') return { client: transactionPoolDialect(settingsSql) };
+  return { connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS } };
+}
+
+/** The statement timeout openDatabase gave the ORM's statements (undefined for an ORM opened otherwise). */
 export function statementTimeoutOf(orm: MikroORM): number | undefined {
-  const driverOptions = orm.config.get('driverOptions') as { connection?: { statement_timeout?: unknown } } | undefined;
-  const timeout = driverOptions?.connection?.statement_timeout;
-  return typeof timeout === 'number' ? timeout : undefined;
+  return routesOf(orm.config)?.statementTimeoutMs;
 }
 
 /**

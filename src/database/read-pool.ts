@@ -1,7 +1,8 @@
 import pg from 'pg';
 import type { PoolUsage } from './pool-usage';
 import { countedFailure, countStatement } from './query-counter';
-import { REQUEST_SESSION_OPTIONS } from './session-options';
+import { DEFAULT_POOL_MODE, inSettingsTransaction, isReusable, statementName, type PoolMode } from './pool-mode';
+import { localSettingsSql, requestSettings, startupOptions } from './session-options';
 
 /** A prepared statement: parsed and planned once per connection, then only executed. */
 export interface PreparedStatement {
@@ -72,13 +73,31 @@ function withinBudget<R>(budget: ReadBudget | undefined, query: (types?: pg.Cust
   return budget ? budget.lease(() => query(countedTypes(budget))) : query();
 }
 
+/** How a read pool connects (besides its URL and size). */
+export interface ReadPoolOptions extends Pick<pg.PoolConfig, 'connectionTimeoutMillis'> {
+  /** DATABASE_POOL_MODE of the URL (default session). */
+  poolMode?: PoolMode;
+  /**
+   * The statement timeout of each read in transaction mode (in session mode the URL carries it, see
+   * withStatementTimeout).
+   */
+  statementTimeoutMs?: number;
+}
+
+/** Times are read in UTC (isoFromPostgres), whatever the server's default. */
+const READ_SETTINGS = { TimeZone: 'UTC' };
+
 /**
  * The connections of the hot read statements (one row by id with its embedded references): named
  * prepared statements with bound parameters, times read as answer text. The ORM keeps its own pool for
- * writes, transactions and everything else.
+ * writes, transactions and everything else. Behind a pooler in transaction mode (see pool-mode.ts) the
+ * statements go unnamed, each in a transaction of its own that starts with the settings.
  */
 export class ReadPool implements Reads {
   private readonly pool: pg.Pool;
+  private readonly poolMode: PoolMode;
+  /** Transaction mode: the statement that gives each read's transaction the settings. */
+  private readonly settingsSql?: string;
   /** Names given to the texts of `run`. */
   private readonly names = new Map<string, string>();
 
@@ -86,16 +105,23 @@ export class ReadPool implements Reads {
     url: string,
     max: number,
     private readonly maxNamedTexts = MAX_NAMED_TEXTS,
-    poolOptions: Pick<pg.PoolConfig, 'connectionTimeoutMillis'> = {},
+    { poolMode = DEFAULT_POOL_MODE, statementTimeoutMs, ...poolOptions }: ReadPoolOptions = {},
   ) {
-    this.pool = new pg.Pool({ connectionString: url, max, types, options: `-c TimeZone=UTC ${REQUEST_SESSION_OPTIONS}`, ...poolOptions });
+    this.poolMode = poolMode;
+    if (poolMode === 'transaction') {
+      this.settingsSql = localSettingsSql(requestSettings(statementTimeoutMs, READ_SETTINGS));
+      this.pool = new pg.Pool({ connectionString: url, max, types, ...poolOptions });
+    } else {
+      this.pool = new pg.Pool({ connectionString: url, max, types, options: startupOptions(requestSettings(undefined, READ_SETTINGS)), ...poolOptions });
+    }
     // An idle connection that fails is dropped by the pool; the next query opens another.
     this.pool.on('error', () => undefined);
   }
 
   async query<R>(statement: PreparedStatement, values: unknown[], _reader?: string, budget?: ReadBudget): Promise<R[]> {
-    countStatement(statement.text, values, statement.name);
-    const result = await withinBudget(budget, (types) => this.pool.query({ name: statement.name, text: statement.text, values, types })).catch(countedFailure);
+    const name = statementName(this.poolMode, statement.name);
+    countStatement(statement.text, values, name);
+    const result = await withinBudget(budget, (types) => this.execute({ name, text: statement.text, values, types })).catch(countedFailure);
     return result.rows as R[];
   }
 
@@ -106,17 +132,37 @@ export class ReadPool implements Reads {
    * connection that used it, texts are planned anew each time): for statements whose best plan does not
    * depend much on the values (list pages and their counts, nested pages), whose planning costs as much as
    * their execution. PostgreSQL still plans the first executions of each for their values, and keeps a
-   * generic plan only where it costs no more.
+   * generic plan only where it costs no more. In transaction mode no text is named.
    */
   async run<R>(text: string, values: unknown[], prepare = false, _reader?: string, budget?: ReadBudget): Promise<R[]> {
-    let name = prepare ? this.names.get(text) : undefined;
-    if (prepare && name === undefined && this.names.size < this.maxNamedTexts) {
+    const named = prepare && this.poolMode === 'session';
+    let name = named ? this.names.get(text) : undefined;
+    if (named && name === undefined && this.names.size < this.maxNamedTexts) {
       name = `list-${this.names.size}`;
       this.names.set(text, name);
     }
     countStatement(text, values, name);
-    const result = await withinBudget(budget, (types) => this.pool.query({ name, text, values, types })).catch(countedFailure);
+    const result = await withinBudget(budget, (types) => this.execute({ name, text, values, types })).catch(countedFailure);
     return result.rows as R[];
+  }
+
+  /** One statement: on any connection of the pool in session mode, in a transaction with the settings in transaction mode. */
+  private execute(query: pg.QueryConfig & { types?: pg.CustomTypesConfig }): Promise<pg.QueryResult> {
+    return this.settingsSql === undefined ? this.pool.query(query) : this.executeWithSettings(query, this.settingsSql);
+  }
+
+  private async executeWithSettings(query: pg.QueryConfig & { types?: pg.CustomTypesConfig }, settingsSql: string): Promise<pg.QueryResult> {
+    const client = await this.pool.connect();
+    let reusable = true;
+    try {
+      return await inSettingsTransaction(client, settingsSql, () => client.query(query));
+    } catch (error) {
+      reusable = isReusable(client);
+      throw error;
+    } finally {
+      // A connection left inside a transaction is dropped rather than lent to the next read.
+      client.release(!reusable);
+    }
   }
 
   /** Connections lent out now (opened and not idle), and queries waiting for one. */

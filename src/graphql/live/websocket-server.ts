@@ -28,6 +28,7 @@ export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 
 export interface LiveUpdatesOptions {
+  /** Where the change feed LISTENs: a session of its own (DATABASE_DIRECT_URL). */
   databaseUrl: string;
   authenticator: Authenticator;
   limits: RateLimits;
