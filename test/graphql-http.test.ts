@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { createHash } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -222,6 +223,37 @@ describe('GET queries and CSRF prevention', () => {
     expect(viaKey.body.data.me.id).toEqual(expect.any(String));
     const viaLegacyHeader = await get({ query: '{ me { id } }' }, { key: null, headers: { 'x-access-token': server.adminKey } });
     expect(viaLegacyHeader.status, viaLegacyHeader.text).toBe(200);
+  });
+});
+
+describe('automatic persisted queries', () => {
+  const persisted = (hash: string) => ({ persistedQuery: { version: 1, sha256Hash: hash } });
+  const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+  it('answers a hash it does not know with PERSISTED_QUERY_NOT_FOUND, then runs the document sent with it, then the hash alone', async () => {
+    const query = `{ me { id } } # ${unique('apq')}`;
+    const hash = sha256(query);
+    for (const attempt of [() => post({ extensions: persisted(hash) }), () => get({ extensions: JSON.stringify(persisted(hash)) })]) {
+      const miss = await attempt();
+      expect(miss.status, miss.text).toBe(200);
+      expect(miss.body.data).toBeUndefined();
+      expect(miss.body.errors).toEqual([{ message: 'PersistedQueryNotFound', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND', status: 404 } }]);
+    }
+    const registered = await post({ query, extensions: persisted(hash) });
+    expect(registered.body.data?.me.id, registered.text).toEqual(expect.any(String));
+    const byHash = await get({ extensions: JSON.stringify(persisted(hash)) });
+    expect(byHash.status, byHash.text).toBe(200);
+    expect(byHash.body.data).toEqual(registered.body.data);
+  });
+
+  it('refuses a document whose hash is not the one sent with it, and runs nothing', async () => {
+    const name = unique('Persisted');
+    const query = `mutation { createOrganization(input: { name: "${name}" }) { id } }`;
+    const refused = await post({ query, extensions: persisted(sha256('another document')) });
+    // A malformed request, whatever the media type.
+    expectRequestError(refused, 400, JSON_TYPE);
+    expect(refused.body.errors[0].message).toBe('provided sha does not match query');
+    expect(await organizationsNamed(name)).toBe(0);
   });
 });
 

@@ -13,7 +13,6 @@ const CLIENT_CODES = new Set<string>([
   ApolloServerErrorCode.GRAPHQL_VALIDATION_FAILED,
   ApolloServerErrorCode.BAD_USER_INPUT,
   ApolloServerErrorCode.BAD_REQUEST,
-  ApolloServerErrorCode.PERSISTED_QUERY_NOT_FOUND,
   ApolloServerErrorCode.OPERATION_RESOLUTION_FAILURE,
 ]);
 
@@ -66,10 +65,18 @@ function clientStatusOf(error: unknown): number {
   return typeof status === 'number' && status >= 400 && status < 500 ? status : 400;
 }
 
+/**
+ * Automatic persisted queries: the codes clients (Apollo's persisted-queries link, urql's exchange) look
+ * for to send the whole document next. Kept as they are; the answer's HTTP status stays Apollo's (200).
+ */
+const PERSISTED_QUERY_CODES = new Set<unknown>([ApolloServerErrorCode.PERSISTED_QUERY_NOT_FOUND, ApolloServerErrorCode.PERSISTED_QUERY_NOT_SUPPORTED]);
+
 /** Maps every GraphQL error to `extensions.code` and `extensions.status`, as REST statuses. */
 export function formatGraphqlError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = rootCause(error);
   const code = formatted.extensions?.code;
+  // A hash the server does not know (yet) is a document not found: the client sends it whole next.
+  if (PERSISTED_QUERY_CODES.has(code)) return { message: formatted.message, extensions: { code, status: 404 } };
   const clientError =
     !(original instanceof ApiError) && ((typeof code === 'string' && CLIENT_CODES.has(code)) || (original instanceof GraphQLError && !original.originalError));
   if (clientError) {
