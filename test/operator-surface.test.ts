@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { CLOSE_TOO_MANY_REQUESTS, CLOSE_UNAUTHORIZED } from '../src/graphql/live/websocket-server';
 import { generateApiKey } from '../src/modules/access/api-keys';
 import { startServerProcess, until, type ServerProcess } from './support/server-process';
 import { startServer, type TestServer } from './support/server';
@@ -24,6 +26,16 @@ async function badKeyRequest(url: string, forwardedFor?: string): Promise<number
 async function spendBudget(url: string, forwardedFor?: string, most = 50): Promise<void> {
   for (let sent = 0; sent < most; sent++) if ((await badKeyRequest(url, forwardedFor)) === 429) return;
   throw new Error(`no 429 within ${most} requests`);
+}
+
+/** How the server closes a graphql-ws connection sent without credentials, through a proxy that wrote `forwardedFor`. */
+async function subscriptionClose(url: string, forwardedFor: string): Promise<number> {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { 'x-forwarded-for': forwardedFor } });
+  socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: {} })));
+  return new Promise((resolve, reject) => {
+    socket.once('error', reject);
+    socket.once('close', (code) => resolve(code));
+  });
 }
 
 describe('health and metrics are never rate limited', () => {
@@ -80,6 +92,13 @@ describe('TRUST_PROXY', () => {
     await spendBudget(server.url, `${client}, ${balancer}`);
     expect(await badKeyRequest(server.url, `10.9.9.9, ${balancer}`)).toBe(429);
     expect(await badKeyRequest(server.url, '198.51.100.10')).toBe(401);
+  });
+
+  it('subscriptions count against the same client address: spent over HTTP, a connection from it is closed 4429, another’s is not', async () => {
+    const server = await start(1);
+    await spendBudget(server.url, `${client}, ${balancer}`);
+    expect(await subscriptionClose(server.url, `10.1.1.1, ${balancer}`)).toBe(CLOSE_TOO_MANY_REQUESTS);
+    expect(await subscriptionClose(server.url, `${client}, 198.51.100.10`)).toBe(CLOSE_UNAUTHORIZED);
   });
 
   it('off (the default): X-Forwarded-For is ignored, every request counts against the socket address', async () => {
