@@ -7,10 +7,12 @@ import type { AiGatewayConfig } from './config/ai-gateway';
 import type { AnalyticsEmbedOptions } from './config/analytics-embed';
 import { DEFAULT_EVENT_LOOP_STALL_LOG_MS, DEFAULT_GRAPHQL_MAX_ROOT_MUTATIONS, type AppConfig } from './config/config';
 import { loadSecretsKey } from './config/secrets-key';
+import type { TrustProxy } from './config/trust-proxy';
 import { EgressGuard, type EgressSettings } from './egress/egress-guard';
 import { buildGraphqlSchema } from './graphql/schema';
 import { graphqlHandler } from './graphql/server';
 import { accessLog } from './http/access-log';
+import { clientAddressOf } from './http/client-address';
 import { logger } from './logging/logger';
 import { explorerRouter } from './http/explorers';
 import { healthHandler, livenessHandler } from './http/health';
@@ -62,6 +64,8 @@ const READ_POOL_SIZE = 10;
 
 export interface AppOptions {
   rateLimits: RateLimitSettings;
+  /** TRUST_PROXY: when X-Forwarded-For gives the client address (of the anonymous rate limit and the logs); absent or false, never. */
+  trustProxy?: TrustProxy;
   /** MAX_API_KEYS_PER_USER (default 50): live API keys one user may hold. */
   maxApiKeysPerUser?: number;
   /** GRAPHQL_MAX_ROOT_MUTATIONS (default 20): root mutation fields one GraphQL document may hold. */
@@ -112,6 +116,7 @@ export function appOptions(config: AppConfig): AppOptions {
       userPerMinute: config.rateLimitUserPerMinute,
       redisUrl: config.redisUrl,
     },
+    trustProxy: config.trustProxy,
     maxApiKeysPerUser: config.maxApiKeysPerUser,
     graphqlMaxRootMutations: config.graphqlMaxRootMutations,
     jwt: jwtSettingsFromEnv(),
@@ -150,8 +155,9 @@ export interface App {
 
 /**
  * The HTTP application, in order: the request id and metrics (every answer is counted and carries
- * `X-Request-Id`); identification and rate limiting (every answer carries the rate-limit headers);
- * metrics (public with METRICS_PUBLIC, else administrators), health, the index at / and the browser explorers (public);
+ * `X-Request-Id`); health (never rate limited); identification; metrics (public with METRICS_PUBLIC,
+ * else administrators; never rate limited); rate limiting (every answer from here on carries the
+ * rate-limit headers); the index at / and the browser explorers (public);
  * the account callback; then only recognised callers: OpenAPI, REST under /api and GraphQL.
  */
 export async function createApp(orm: MikroORM, options: AppOptions): Promise<App> {
@@ -234,9 +240,13 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     limits,
     schema: buildGraphqlSchema(resources),
     accessChanged: () => services.accessCache.clear(),
+    // Called for connections only, once `app` below exists.
+    clientAddress: (request) => clientAddressOf(app, request),
   });
   const app = express();
   app.disable('x-powered-by');
+  // req.ip: the socket's address, or with TRUST_PROXY the one X-Forwarded-For names past the trusted proxies.
+  app.set('trust proxy', options.trustProxy ?? false);
   app.set('query parser', 'simple');
   onlyExplicitValidators(app);
   trackRouteTemplates(app);
@@ -246,12 +256,14 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(eventLoopMonitor.track);
   app.use(metrics.observe);
   app.use(accessLog);
-  app.use(authenticator.identify);
-  app.use(rateLimit(limits, rateSubject, metrics.rateLimitRefused));
-  if (replicated) app.use(trackWrites(replicated));
-  app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
+  // Probes and scrapes are never rate limited: a load balancer or Prometheus behind the same address as
+  // a misbehaving client must still see the server up.
   app.get('/health', healthHandler(orm, limits, replicated));
   app.get('/health/live', livenessHandler);
+  app.use(authenticator.identify);
+  app.get('/metrics', ...(options.metricsPublic ? [] : [requireCaller, requirePlatformAdmin]), metrics.serve);
+  app.use(rateLimit(limits, rateSubject, metrics.rateLimitRefused));
+  if (replicated) app.use(trackWrites(replicated));
   app.get('/', indexHandler(openApi.info as { title: string; version: string }));
   app.use('/swagger-ui', labelRoute('/swagger-ui/*'));
   app.use(explorerRouter());

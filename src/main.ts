@@ -6,6 +6,7 @@ import { constants } from 'node:os';
 import { appOptions, createApp, type App } from './app';
 import { bootstrapAdministrator } from './auth/bootstrap';
 import { loadConfig } from './config/config';
+import { InvalidConfiguration } from './config/invalid-configuration';
 import { resolveDatabase, type DatabaseTarget } from './database/database-url';
 import { EmbeddedDatabaseInUse } from './database/embedded-postgres';
 import { openDatabase } from './database/orm';
@@ -152,9 +153,25 @@ async function release(): Promise<void> {
   await database?.stop();
 }
 
+/**
+ * A setting that cannot be used: one line on standard error naming it and what it may be (whatever
+ * LOG_LEVEL says, which may be the setting refused), no stack; exit status 1. Refused before the
+ * database starts, except SECRETS_KEY's file, read once the database is up: what started is released.
+ */
+async function refuseConfiguration(error: InvalidConfiguration): Promise<void> {
+  process.stderr.write(`invalid configuration: ${error.message.replace(/\s*\n\s*/g, ' ')}\n`);
+  await within(
+    release().catch(() => undefined),
+    RELEASE_AFTER_FAILURE_MS,
+    undefined,
+  );
+  process.exit(1);
+}
+
 main().catch(async (error: unknown) => {
   if (error instanceof StartInterrupted) return shutdown(stopAsked!);
   phase = 'stopping';
+  if (error instanceof InvalidConfiguration) return refuseConfiguration(error);
   if (error instanceof PortInUse || error instanceof EmbeddedDatabaseInUse) logger.fatal(error.message);
   else logger.fatal({ err: error }, 'could not start');
   try {

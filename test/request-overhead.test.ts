@@ -1,10 +1,16 @@
+import express from 'express';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { accessLog } from '../src/http/access-log';
+import { requestId } from '../src/http/request-id';
+import { errorHandler } from '../src/rest/error-handler';
 import { createOrganization, createProject, createTask } from './support/fixtures';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * What the cheap common path of a request must keep: the access log's lines (also for 5xx answers, never
- * for health probes), routing under /api by first segment (without regard to case, 405 and 404 as
+ * What the cheap common path of a request must keep: the access log's lines (a documented refusal at
+ * warn, a failure of the server at error, never for health probes), routing under /api by first segment (without regard to case, 405 and 404 as
  * before), route labels, and API keys refused once deleted although their digest is remembered.
  */
 
@@ -45,7 +51,7 @@ describe('the access log', () => {
     expect(logged.lines.filter((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('request completed'))).toHaveLength(1);
   });
 
-  it('writes a 5xx answer at level error with its error', async () => {
+  it('writes a documented 503 (a provider not configured) at level warn with its reason, without an error or a stack', async () => {
     const model = unique('m-nowhere');
     expect((await server.request('POST', '/api/models', { body: { name: model, provider: 'nowhere', upstreamModel: 'echo' } })).status).toBe(201);
     const requestId = unique('log-503');
@@ -55,7 +61,36 @@ describe('the access log', () => {
     });
     expect(answer.status, answer.text).toBe(503);
     const line = await accessLine(requestId);
-    expect(line).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 503 }, err: { message: 'failed with status code 503' } });
+    expect(line).toMatchObject({
+      level: 40,
+      msg: 'request refused',
+      res: { statusCode: 503 },
+      reason: expect.stringContaining('is not configured on this server'),
+    });
+    expect(line.err).toBeUndefined();
+    expect(logged.lines.filter((l) => l.includes(`"requestId":"${requestId}"`) && l.includes('"level":50'))).toEqual([]);
+  });
+
+  it('writes a failure of the server (500) at level error with its error', async () => {
+    const app = express();
+    app.use(requestId);
+    app.use(accessLog);
+    app.get('/fails', () => {
+      throw new Error('a defect');
+    });
+    app.use(errorHandler);
+    const listening = await new Promise<Server>((resolve) => {
+      const started = app.listen(0, '127.0.0.1', () => resolve(started));
+    });
+    try {
+      const id = unique('log-500');
+      const answer = await fetch(`http://127.0.0.1:${(listening.address() as AddressInfo).port}/fails`, { headers: { 'x-request-id': id } });
+      expect(answer.status).toBe(500);
+      const line = await accessLine(id);
+      expect(line).toMatchObject({ level: 50, msg: 'request errored', res: { statusCode: 500 }, err: { message: 'failed with status code 500' } });
+    } finally {
+      await new Promise((resolve) => listening.close(resolve));
+    }
   });
 
   it('leaves out health probes', async () => {

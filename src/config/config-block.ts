@@ -1,5 +1,7 @@
+import { InvalidConfiguration } from './invalid-configuration';
+
 /** A block of CONFIG_FILE is malformed: the server does not start (the message names the setting by its path). */
-export class ConfigBlockError extends Error {
+export class ConfigBlockError extends InvalidConfiguration {
   constructor(path: string, problem: string) {
     super(`${path} ${problem}`);
     this.name = 'ConfigBlockError';

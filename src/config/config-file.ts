@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { InvalidConfiguration } from './invalid-configuration';
 
 /** Read when CONFIG_FILE is not set, if it exists (relative to the working directory). */
 export const DEFAULT_CONFIG_FILE = 'platform.config.yaml';
@@ -9,7 +10,7 @@ export const DEFAULT_CONFIG_FILE = 'platform.config.yaml';
 export type ConfigFile = Record<string, unknown>;
 
 /** CONFIG_FILE cannot be read or is not a mapping: the server does not start. */
-export class ConfigFileError extends Error {
+export class ConfigFileError extends InvalidConfiguration {
   constructor(file: string, problem: string) {
     super(`CONFIG_FILE ${file}: ${problem}`);
     this.name = 'ConfigFileError';

@@ -1,3 +1,5 @@
+import { InvalidConfiguration } from './invalid-configuration';
+
 /** REPLICA_MAX_LAG_SECONDS unless set: a replica further behind than this serves no read. */
 export const DEFAULT_REPLICA_MAX_LAG_SECONDS = 5;
 
@@ -9,7 +11,7 @@ export interface ReadReplicaSettings {
 }
 
 /** A replica variable that cannot be used: the start stops with its message, which names the variable. */
-export class ReadReplicaConfigError extends Error {
+export class ReadReplicaConfigError extends InvalidConfiguration {
   constructor(message: string) {
     super(message);
     this.name = 'ReadReplicaConfigError';

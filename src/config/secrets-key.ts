@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { InvalidConfiguration } from './invalid-configuration';
 
 /** AES-256: the key is 32 bytes. */
 export const SECRETS_KEY_BYTES = 32;
@@ -10,7 +11,8 @@ export const SECRETS_KEY_FILE = 'secrets.key';
 
 function decode(text: string, origin: string): Buffer {
   const key = Buffer.from(text.trim(), 'base64');
-  if (key.length !== SECRETS_KEY_BYTES) throw new Error(`${origin} must hold ${SECRETS_KEY_BYTES} bytes, base64-encoded (e.g. openssl rand -base64 32)`);
+  if (key.length !== SECRETS_KEY_BYTES)
+    throw new InvalidConfiguration(`${origin} must hold ${SECRETS_KEY_BYTES} bytes, base64-encoded (e.g. openssl rand -base64 32)`);
   return key;
 }
 

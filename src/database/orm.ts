@@ -16,6 +16,7 @@ import { DEFAULT_POOL_MODE, recordRoutes, routesOf, type DatabaseRoutes, type Po
 import { transactionPoolDialect } from './transaction-pool-dialect';
 import { logger } from '../logging/logger';
 import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
+import { ENV } from '../config/variables';
 
 export function ormOptions(clientUrl: string): Options {
   declareTenantKeys(resources);
@@ -32,7 +33,7 @@ export function ormOptions(clientUrl: string): Options {
     preferTs: false,
     allowGlobalContext: false,
     loggerFactory: (options) => new CountingLogger(options),
-    debug: process.env.LOG_SQL === '1' ? ['query'] : false,
+    debug: ENV.LOG_SQL.read() ? ['query'] : false,
     pool: { min: 0, max: 10 },
     migrations: {
       // Migrations are TypeScript in migrations/ and run compiled from dist/migrations.

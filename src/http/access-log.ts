@@ -9,12 +9,27 @@ const UNLOGGED_PATHS = new Set(['/health', '/health/live']);
 const STARTED = Symbol('accessLogStarted');
 type Timed = Response & { [STARTED]?: number };
 
+/** Set on an answer that refuses the request on purpose (an error the documentation describes): its reason. */
+const REFUSAL = Symbol('accessLogRefusal');
+type Refused = Response & { [REFUSAL]?: string };
+
 /**
- * One line per answered request (method, path, status, time, requestId), written when the answer is
- * finished or the connection closes; credentials are redacted by the logger and request bodies are
- * never logged. Health probes are left out. A line says `request completed`, or `request errored` at
- * level error for a 5xx or a failed answer. Written directly (no per-request child logger or
- * serializer): the line costs less than the read it logs.
+ * Marks the answer as a deliberate refusal (a 4xx, or a 503 such as "embed tokens are disabled"): the
+ * access log writes it at warn with its reason, never at error with a stack. Anything else that ends in
+ * a 5xx is a failure of the server, logged at error.
+ */
+export function markRefusal(res: Response, reason: string): void {
+  (res as Refused)[REFUSAL] = reason;
+}
+
+/**
+ * One line per answered request (method, path, client address, status, time, requestId), written when
+ * the answer is finished or the connection closes; credentials are redacted by the logger and request
+ * bodies are never logged. Health probes are left out. A line says `request completed`; a 5xx refusal
+ * marked by markRefusal says `request refused` at warn with its reason; any other 5xx or failed answer
+ * says `request errored` at error. The client address is `req.ip`: the socket's, or with TRUST_PROXY the
+ * one X-Forwarded-For gives. Written directly (no per-request child logger or serializer): the line
+ * costs less than the read it logs.
  */
 export function accessLog(req: Request, res: Response, next: NextFunction): void {
   (res as Timed)[STARTED] = Date.now();
@@ -24,21 +39,27 @@ export function accessLog(req: Request, res: Response, next: NextFunction): void
   next();
 }
 
-function logAnswer(this: Timed, error?: Error): void {
+function logAnswer(this: Timed & Refused, error?: Error): void {
   this.removeListener('close', logAnswer);
   this.removeListener('finish', logAnswer);
   this.removeListener('error', logAnswer);
-  const failed = error !== undefined || this.statusCode >= 500;
-  const level = failed ? 'error' : 'info';
+  const level = levelOf(this, error);
   if (!logger.isLevelEnabled(level)) return;
   const req = this.req as Request;
   const fields: Record<string, unknown> = {
-    req: { method: req.method, url: req.originalUrl },
+    req: { method: req.method, url: req.originalUrl, remoteAddress: req.ip },
     res: { statusCode: this.headersSent ? this.statusCode : null },
     responseTime: Date.now() - this[STARTED]!,
     requestId: requestIdOf(req),
   };
-  if (!failed) return logger.info(fields, 'request completed');
+  if (level === 'info') return logger.info(fields, 'request completed');
+  if (level === 'warn') return logger.warn({ ...fields, reason: this[REFUSAL] }, 'request refused');
   fields.err = error ?? new Error(`failed with status code ${this.statusCode}`);
   logger.error(fields, 'request errored');
+}
+
+function levelOf(res: Timed & Refused, error: Error | undefined): 'info' | 'warn' | 'error' {
+  if (error !== undefined) return 'error';
+  if (res.statusCode < 500) return 'info';
+  return res[REFUSAL] !== undefined ? 'warn' : 'error';
 }

@@ -1,4 +1,5 @@
-import pino, { type DestinationStream, type Level } from 'pino';
+import pino, { type DestinationStream } from 'pino';
+import { isLogLevel, type LogLevel } from './levels';
 import { currentRequestId } from './request-scope';
 
 /** Where credentials could appear in a logged object: never written (the access log logs no headers at all). */
@@ -8,7 +9,7 @@ const REDACTED_PATHS = ['req.headers["x-api-key"]', 'req.headers["x-access-token
  * A structured logger writing to `destination` (standard output by default); credentials never reach it
  * (see redact). A line written while a request is being answered carries its `requestId`.
  */
-export function createLogger(destination?: DestinationStream, level: Level | 'silent' = defaultLevel()): pino.Logger {
+export function createLogger(destination?: DestinationStream, level: LogLevel = defaultLevel()): pino.Logger {
   return pino({ level, redact: REDACTED_PATHS, mixin: requestIdField }, destination);
 }
 
@@ -17,8 +18,15 @@ function requestIdField(): { requestId?: string } {
   return requestId === undefined ? {} : { requestId };
 }
 
-function defaultLevel(): Level | 'silent' {
-  return (process.env.LOG_LEVEL as Level | undefined) ?? (process.env.NODE_ENV === 'test' ? 'silent' : 'info');
+/**
+ * LOG_LEVEL, else `silent` under tests and `info` otherwise. A level pino does not know is left for the
+ * configuration to refuse (the start stops, naming LOG_LEVEL and its levels): the logger is created
+ * when this module loads, and must not throw there.
+ */
+function defaultLevel(): LogLevel {
+  const configured = process.env.LOG_LEVEL?.trim();
+  if (configured && isLogLevel(configured)) return configured;
+  return process.env.NODE_ENV === 'test' && !configured ? 'silent' : 'info';
 }
 
 /** The one process-wide logger. */

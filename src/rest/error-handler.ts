@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { type ApiError, BadRequestError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from '../errors/api-error';
+import { type ApiError, BadRequestError, InternalError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError } from '../errors/api-error';
+import { markRefusal } from '../http/access-log';
 import { normalizeError } from '../errors/normalize-error';
 import { openAiErrorBody } from '../errors/openai-error';
 import { isAiGatewayPath } from '../modules/ai/ai-gateway';
@@ -17,6 +18,8 @@ export function errorHandler(error: unknown, req: Request, res: Response, _next:
   if (apiError instanceof MethodNotAllowedError) res.set('Allow', apiError.allow.join(', '));
   if (apiError.retryAfter !== undefined) res.set('Retry-After', String(apiError.retryAfter));
   if (forOpenAiClients && !apiError.retryable) res.set('x-should-retry', 'false');
+  // Everything but a hidden failure (500) is an answer the documentation describes: not a server error in the log.
+  if (!(apiError instanceof InternalError)) markRefusal(res, apiError.message);
   res.status(apiError.status).json(errorBody(req, apiError, forOpenAiClients));
 }
 

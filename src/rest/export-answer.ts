@@ -1,7 +1,7 @@
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../engine/context';
 import { EXPORT_BATCH_BYTES } from '../engine/resource-service';
-import { BadRequestError, type ApiError } from '../errors/api-error';
+import { BadRequestError, InternalError, type ApiError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 import { logger } from '../logging/logger';
 import type { Resource } from '../model/resource';
@@ -82,7 +82,8 @@ export async function sendExport(
     ended(res, writer.end);
   } catch (thrown) {
     const error = normalizeError(thrown);
-    const log = error.status >= 500 ? logger.error.bind(logger) : logger.warn.bind(logger);
+    // A hidden failure (500) is the server's; a described refusal (a 503 of the statement timeout ...) a warning.
+    const log = error instanceof InternalError ? logger.error.bind(logger) : logger.warn.bind(logger);
     log({ resource: resource.path, status: error.status, userId: ctx.user?.id }, `export ended early: ${error.message}`);
     ended(res, writer.failed(error));
   }

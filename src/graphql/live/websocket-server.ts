@@ -35,6 +35,8 @@ export interface LiveUpdatesOptions {
   schema: GraphQLSchema;
   /** Drops the cached credentials and memberships (on a change of access: see ChangeFeed). */
   accessChanged(): void;
+  /** The client address of an upgrade request (TRUST_PROXY applied); absent, the socket's. */
+  clientAddress?(request: IncomingMessage): string | undefined;
 }
 
 type ConnectionContext = Context<Record<string, unknown> | undefined, Extra>;
@@ -136,7 +138,7 @@ export class LiveUpdates {
 
   private async connect(ctx: ConnectionContext): Promise<boolean> {
     const headers = headersOf(ctx.connectionParams);
-    const address = ctx.extra.request.socket.remoteAddress;
+    const address = this.options.clientAddress?.(ctx.extra.request) ?? ctx.extra.request.socket.remoteAddress;
     const { authenticator, limits } = this.options;
     const identity = await authenticator.resolve(headers, address);
     const rate = { key: identity.rateKey, user: identity.context?.user?.id };
