@@ -38,7 +38,8 @@ import { ReadPool, type Reads } from './database/read-pool';
 import { ReplicatedReads } from './database/read-replicas';
 import type { ReadReplicaSettings } from './config/read-replicas';
 import { trackWrites, markWriting } from './http/read-your-writes';
-import { statementTimeoutOf, withStatementTimeout } from './database/orm';
+import { connectTimeoutOf, statementTimeoutOf, withStatementTimeout } from './database/orm';
+import { requestsOutage } from './errors/database-unavailable';
 import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
 import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
 import { openDataLake } from './modules/integrations/data-lake';
@@ -158,7 +159,10 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   await migrateJobQueue(databaseUrl);
   // The read pool serves requests as the ORM does: under the same statement timeout.
   const timeout = statementTimeoutOf(orm);
-  const primaryReads = new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE);
+  // ... and waits for a connection no longer than the ORM does (DATABASE_CONNECT_TIMEOUT_MS).
+  const primaryReads = new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE, undefined, {
+    connectionTimeoutMillis: connectTimeoutOf(orm),
+  });
   const replicated = options.readReplicas
     ? new ReplicatedReads(primaryReads, databaseUrl, {
         ...options.readReplicas,
@@ -229,6 +233,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     schema: buildGraphqlSchema(resources),
     accessChanged: () => services.accessCache.clear(),
   });
+  // Requests that found the database unreachable log one warning; this says when it answers again.
+  requestsOutage.watchWith(() => orm.isConnected());
   const app = express();
   app.disable('x-powered-by');
   app.set('query parser', 'simple');
@@ -272,6 +278,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     stopSubscriptions: () => live.disconnect(),
     close: async () => {
       unwatchEventLoop();
+      requestsOutage.watchWith(undefined);
       await live.close();
       await worker?.stop();
       await services.expressions.close();

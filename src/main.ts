@@ -77,7 +77,10 @@ async function main(): Promise<void> {
   await ensurePortFree(config.port);
   running.database = await resolveDatabase(config.databaseUrl, config.dataDir);
   startGoesOn();
-  const orm = (running.orm = await openDatabase(running.database.url, { statementTimeoutMs: config.databaseStatementTimeoutMs }));
+  const orm = (running.orm = await openDatabase(running.database.url, {
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
+  }));
   startGoesOn();
   await bootstrapAdministrator(orm, config.bootstrapApiKey);
   const app = (running.app = await createApp(orm, appOptions(config)));

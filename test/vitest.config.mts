@@ -11,6 +11,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // The chaos suite has a configuration of its own (npm run test:chaos).
+    exclude: ['test/chaos/**', '**/node_modules/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,

@@ -22,6 +22,9 @@ export const DEFAULT_EVENT_LOOP_STALL_LOG_MS = 200;
 /** DATABASE_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of the API running longer (the request answers 503). */
 export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** DATABASE_CONNECT_TIMEOUT_MS: how long a request waits for a database connection before it answers 503. */
+export const DEFAULT_DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
 /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
 export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
 
@@ -51,6 +54,8 @@ export interface AppConfig {
   databaseUrl?: string;
   /** DATABASE_STATEMENT_TIMEOUT_MS: longest a statement of the API may run before PostgreSQL cancels it. */
   databaseStatementTimeoutMs: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS: longest a request waits for a database connection (then 503 with Retry-After). */
+  databaseConnectTimeoutMs: number;
   bootstrapApiKey?: string;
   rateLimitPerMinute: number;
   rateLimitBurstPerSecond: number;
@@ -141,6 +146,7 @@ export function loadConfig(): AppConfig {
     port: positiveInteger('PORT', 8080),
     databaseUrl: process.env.DATABASE_URL || undefined,
     databaseStatementTimeoutMs: positiveInteger('DATABASE_STATEMENT_TIMEOUT_MS', DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS),
+    databaseConnectTimeoutMs: positiveInteger('DATABASE_CONNECT_TIMEOUT_MS', DEFAULT_DATABASE_CONNECT_TIMEOUT_MS),
     bootstrapApiKey: process.env.BOOTSTRAP_API_KEY || undefined,
     rateLimitPerMinute: positiveInteger('RATE_LIMIT_PER_MINUTE', 100),
     rateLimitBurstPerSecond: positiveInteger('RATE_LIMIT_BURST_PER_SECOND', 20),

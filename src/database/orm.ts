@@ -12,7 +12,7 @@ import { declareTenantKeys } from '../model/tenant-keys';
 import { CountingLogger } from './query-counter';
 import { REQUEST_SESSION_OPTIONS } from './session-options';
 import { logger } from '../logging/logger';
-import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
+import { DEFAULT_DATABASE_CONNECT_TIMEOUT_MS, DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 
 export function ormOptions(clientUrl: string): Options {
   declareTenantKeys(resources);
@@ -58,6 +58,11 @@ export interface DatabaseOptions {
    * connections that runs longer (SQLSTATE 57014, answered 503). Migrations are not bound by it.
    */
   statementTimeoutMs?: number;
+  /**
+   * DATABASE_CONNECT_TIMEOUT_MS (default 5000): longest a request waits for a connection of the ORM's
+   * pool, a new one included (the database unreachable answers 503 by then, not after a minute).
+   */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -67,7 +72,7 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(
   clientUrl: string,
-  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS }: DatabaseOptions = {},
+  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs = DEFAULT_DATABASE_CONNECT_TIMEOUT_MS }: DatabaseOptions = {},
 ): Promise<MikroORM<PostgreSqlDriver>> {
   // Migrations may rewrite whole tables: they run before the timeout of requests is set.
   const orm = await MikroORM.init<PostgreSqlDriver>(ormOptions(clientUrl));
@@ -84,7 +89,14 @@ export async function openDatabase(
   }
   // Startup parameters of every connection opened from here on (the migrations' are closed): no
   // statement a request causes runs unbounded, whatever the filter or the lock it waits on.
-  await orm.reconnect({ driverOptions: { connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS } } });
+  // The pool's wait for a connection (knex's acquireConnectionTimeout) and node-postgres's for a new one
+  // are both bounded: an unreachable database is a 503 within DATABASE_CONNECT_TIMEOUT_MS.
+  await orm.reconnect({
+    driverOptions: {
+      acquireConnectionTimeout: connectTimeoutMs,
+      connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS, connectionTimeoutMillis: connectTimeoutMs },
+    },
+  });
   return orm;
 }
 
@@ -92,6 +104,13 @@ export async function openDatabase(
 export function statementTimeoutOf(orm: MikroORM): number | undefined {
   const driverOptions = orm.config.get('driverOptions') as { connection?: { statement_timeout?: unknown } } | undefined;
   const timeout = driverOptions?.connection?.statement_timeout;
+  return typeof timeout === 'number' ? timeout : undefined;
+}
+
+/** The connect timeout openDatabase gave the ORM's connections (undefined for an ORM opened otherwise). */
+export function connectTimeoutOf(orm: MikroORM): number | undefined {
+  const driverOptions = orm.config.get('driverOptions') as { acquireConnectionTimeout?: unknown } | undefined;
+  const timeout = driverOptions?.acquireConnectionTimeout;
   return typeof timeout === 'number' ? timeout : undefined;
 }
 
