@@ -1,4 +1,5 @@
 import { OutageLog } from '../logging/outage-log';
+import { runOutsideRequests } from '../logging/request-scope';
 import { ServiceUnavailableError } from './api-error';
 
 /** What a client is asked to wait when the database cannot be reached: about the length of a database restart. */
@@ -55,7 +56,8 @@ class RequestsOutage {
     this.log.lost(error);
     if (this.probe && !this.probing) {
       this.probing = true;
-      void this.probeUntilBack();
+      // The request that noticed first only starts the probe: its lines are not that request's.
+      runOutsideRequests(() => void this.probeUntilBack());
     }
   }
 

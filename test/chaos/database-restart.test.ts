@@ -165,6 +165,7 @@ describe('the database restarted under a write load', () => {
     // The job queue's liveness connection is back (its workers' locks held again).
     await until('the liveness locks to be held again', async () => (await livenessLocks()) >= 2, 10_000);
 
+    if (process.env.CHAOS_SHOW_LOG) console.log(warnings(server.output()).slice(linesBefore).map((l) => JSON.stringify(l).slice(0, 300)).join("\n"), server.output().split("\n").filter((l) => l.includes("restored")).join("\n"));
     // A bounded number of warnings for the whole outage.
     const lines = warnings(server.output()).slice(linesBefore);
     expect(lines.length, lines.map((line) => line.msg).join('\n')).toBeLessThanOrEqual(MAX_WARN_LINES);
