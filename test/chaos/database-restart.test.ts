@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureDatabase, withDatabase } from '../../src/database/database-url';
@@ -118,7 +119,19 @@ describe('the database restarted under a write load', () => {
         if (answer.status !== 201) await sleep(50);
       }
     };
-    const lanes = [0, 1, 2, 3].map(writer);
+    // Reads too: REST reads go through the read pool, GraphQL through its own path; neither may answer 500.
+    const graphqlErrors: { code?: unknown; retryAfter: string | null }[] = [];
+    const reader = async () => {
+      while (loading) {
+        const read = await api('GET', `/api/tasks?projectId=${projectId}&pageSize=5`);
+        answers.push(read);
+        const graphql = await api('POST', '/graphql', { query: '{ organizations(pageSize: 5) { content { id name } } }' });
+        answers.push(graphql);
+        for (const error of graphql.body?.errors ?? []) graphqlErrors.push({ code: error.extensions?.code, retryAfter: graphql.retryAfter });
+        if (read.status !== 200) await sleep(50);
+      }
+    };
+    const lanes = [...[0, 1, 2, 3].map(writer), reader(), reader()];
 
     await sleep(1_500);
     cluster.stop('fast');
@@ -154,6 +167,10 @@ describe('the database restarted under a write load', () => {
       expect(refusal.ms).toBeLessThan(CONNECT_TIMEOUT_MS + 1_500);
     }
 
+    // A GraphQL answer's errors are the same refusal, with Retry-After.
+    expect(graphqlErrors.length).toBeGreaterThan(0);
+    expect(graphqlErrors.filter((error) => error.code !== 'SERVICE_UNAVAILABLE' || !/^\d+$/.test(error.retryAfter ?? ''))).toEqual([]);
+
     // Every acknowledged write is there.
     expect(created.length).toBeGreaterThan(0);
     for (const { id, title } of created) {
@@ -170,5 +187,35 @@ describe('the database restarted under a write load', () => {
     const lines = warnings(server.output()).slice(linesBefore);
     expect(lines.length, lines.map((line) => line.msg).join('\n')).toBeLessThanOrEqual(MAX_WARN_LINES);
     expect(server.output()).toMatch(/job queue[^"]*: connection restored/);
+  });
+
+  it('answers 503 with Retry-After within DATABASE_CONNECT_TIMEOUT_MS while connections to the database hang, and recovers', async () => {
+    cluster.stop('fast');
+    // A network that swallows packets: whatever connects to the database's port waits forever.
+    const held: Socket[] = [];
+    const blackHole = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => blackHole.listen(cluster.port, '127.0.0.1', resolve));
+    try {
+      const answers = await Promise.all([
+        api('POST', '/api/tasks', { projectId, title: 'into the void' }),
+        api('GET', `/api/tasks?projectId=${projectId}&pageSize=5`),
+        api('POST', '/graphql', { query: '{ organizations(pageSize: 5) { content { id } } }' }),
+      ]);
+      for (const answer of answers) {
+        expect(answer.ms).toBeLessThan(CONNECT_TIMEOUT_MS + 1_500);
+        expect(answer.retryAfter).toMatch(/^\d+$/);
+      }
+      expect(answers[0]).toMatchObject({ status: 503, body: { error: 'Service Unavailable', status: 503, message: expect.stringContaining('DATABASE_CONNECT_TIMEOUT_MS') } });
+      expect(answers[1].status).toBe(503);
+      expect(answers[2].body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
+    cluster.start();
+    const restartedAt = Date.now();
+    await until('a write to succeed again', async () => (await api('POST', '/api/tasks', { projectId, title: 'back' })).status === 201, 10_000);
+    expect(await activityRuns(10_000)).toBe(true);
+    expect(Date.now() - restartedAt).toBeLessThan(10_000);
   });
 });
