@@ -1,18 +1,6 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  chmodSync,
-  chownSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
@@ -177,7 +165,10 @@ async function settlePassword(databaseDir: string, port: number): Promise<string
   } finally {
     await client.end();
   }
-  logger.info({ file: shown(join(databaseDir, PASSWORD_FILE)) }, 'the embedded PostgreSQL had the former fixed password: replaced by a random one, kept in its folder');
+  logger.info(
+    { file: shown(join(databaseDir, PASSWORD_FILE)) },
+    'the embedded PostgreSQL had the former fixed password: replaced by a random one, kept in its folder',
+  );
   return password;
 }
 

@@ -87,5 +87,8 @@ export const requestsOutage = new RequestsOutage();
 /** The 503 of a request that needed the database while it could not be reached (logged once per outage). */
 export function databaseUnavailable(error: unknown): ServiceUnavailableError {
   requestsOutage.unreachable(error);
-  return ServiceUnavailableError.withRetryAfter('the database is unavailable (no connection within DATABASE_CONNECT_TIMEOUT_MS, or the connection was lost); retry later', DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS);
+  return ServiceUnavailableError.withRetryAfter(
+    'the database is unavailable (no connection within DATABASE_CONNECT_TIMEOUT_MS, or the connection was lost); retry later',
+    DATABASE_UNAVAILABLE_RETRY_AFTER_SECONDS,
+  );
 }

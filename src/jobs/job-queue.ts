@@ -223,8 +223,9 @@ const LIVENESS_LOCK_CLASS = 0x6a6f6273; // 'jobs'
 /** A job locked more recently than this may belong to a worker whose advisory lock is being taken. */
 const LOCK_GRACE_SECONDS = 3;
 /**
- * After a database restart every worker's lock is free until its process has reconnected and taken it
- * again (within a second or two): no job is taken for abandoned while the database started this recently.
+ * After a database restart (or a lost connection) every worker's lock is free until its process has
+ * reconnected and taken it again (within a second or two): no job is taken for abandoned while the
+ * database started this recently, nor by a process that reconnected this recently itself.
  */
 const REJOIN_GRACE_SECONDS = 10;
 const REAP_INTERVAL_MS = 5_000;
@@ -360,6 +361,8 @@ export class JobWorker {
 
   /** Gives back to the queue the jobs locked by workers whose process is gone. */
   private async reapDeadWorkers(): Promise<void> {
+    const reopenedAt = this.liveness.reopenedAt;
+    if (reopenedAt !== undefined && Date.now() - reopenedAt < REJOIN_GRACE_SECONDS * 1000) return;
     try {
       const { rows } = await this.onLiveness<{ workerId: string }>(
         `select distinct locked_by as "workerId" from ${JOB_SCHEMA}._private_jobs

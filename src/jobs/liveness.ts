@@ -21,6 +21,8 @@ export class LivenessConnection {
   private closed = false;
   /** The statements, one after the other (a client runs one at a time); a reconnection takes its turn too. */
   private queue: Promise<unknown> = Promise.resolve();
+  /** When the connection was last reopened after a loss (epoch ms); undefined while it is the first one. */
+  reopenedAt?: number;
 
   constructor(
     private readonly connectionString: string,
@@ -113,6 +115,7 @@ export class LivenessConnection {
       return;
     }
     this.client = client;
+    this.reopenedAt = Date.now();
     logger.debug({ workers: this.held.size }, 'job queue: liveness locks taken again');
   }
 }

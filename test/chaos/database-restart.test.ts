@@ -92,9 +92,10 @@ async function livenessLocks(): Promise<number> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const { rows } = await client.query<{ count: number }>(`select count(*)::int as count from pg_locks where locktype = 'advisory' and classid = $1`, [
-      0x6a6f6273,
-    ]);
+    const { rows } = await client.query<{ count: number }>(
+      `select count(*)::int as count from pg_locks where locktype = 'advisory' and classid = $1`,
+      [0x6a6f6273],
+    );
     return rows[0].count;
   } finally {
     await client.end();
@@ -182,7 +183,6 @@ describe('the database restarted under a write load', () => {
     // The job queue's liveness connection is back (its workers' locks held again).
     await until('the liveness locks to be held again', async () => (await livenessLocks()) >= 2, 10_000);
 
-    if (process.env.CHAOS_SHOW_LOG) console.log(warnings(server.output()).slice(linesBefore).map((l) => JSON.stringify(l).slice(0, 300)).join("\n"), server.output().split("\n").filter((l) => l.includes("restored")).join("\n"));
     // A bounded number of warnings for the whole outage.
     const lines = warnings(server.output()).slice(linesBefore);
     expect(lines.length, lines.map((line) => line.msg).join('\n')).toBeLessThanOrEqual(MAX_WARN_LINES);
@@ -205,7 +205,10 @@ describe('the database restarted under a write load', () => {
         expect(answer.ms).toBeLessThan(CONNECT_TIMEOUT_MS + 1_500);
         expect(answer.retryAfter).toMatch(/^\d+$/);
       }
-      expect(answers[0]).toMatchObject({ status: 503, body: { error: 'Service Unavailable', status: 503, message: expect.stringContaining('DATABASE_CONNECT_TIMEOUT_MS') } });
+      expect(answers[0]).toMatchObject({
+        status: 503,
+        body: { error: 'Service Unavailable', status: 503, message: expect.stringContaining('DATABASE_CONNECT_TIMEOUT_MS') },
+      });
       expect(answers[1].status).toBe(503);
       expect(answers[2].body.errors[0].extensions.code).toBe('SERVICE_UNAVAILABLE');
     } finally {

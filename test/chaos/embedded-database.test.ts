@@ -34,7 +34,13 @@ function dataFolder(): string {
 
 async function startEmbedded(dataDir: string): Promise<ServerProcess> {
   // An empty DATABASE_URL is no DATABASE_URL: the embedded database starts.
-  const server = await startServerProcess({ DATABASE_URL: '', DATA_DIR: dataDir, BOOTSTRAP_API_KEY: adminKey, SHUTDOWN_GRACE_SECONDS: '2', WORKER_CONCURRENCY: '1' });
+  const server = await startServerProcess({
+    DATABASE_URL: '',
+    DATA_DIR: dataDir,
+    BOOTSTRAP_API_KEY: adminKey,
+    SHUTDOWN_GRACE_SECONDS: '2',
+    WORKER_CONCURRENCY: '1',
+  });
   started.push(server);
   return server;
 }
@@ -131,7 +137,6 @@ describe('the embedded PostgreSQL', () => {
     await expectCall(server.url, adminKey, 'POST', '/api/organizations', { name: 'Killed' }, 201);
     process.kill(postmaster(dataDir).pid, 'SIGKILL');
     const exit = await server.exited;
-    if (process.env.CHAOS_SHOW_LOG) console.log(server.output(), exit);
     expect(exit.signal).toBeNull();
     expect(exit.code).not.toBe(0);
     expect(server.output()).toContain('the embedded PostgreSQL stopped unexpectedly');

@@ -50,7 +50,10 @@ export async function startReplicatedDatabase(dir: string, count = 1): Promise<R
     const cluster = join(copy, 'postgres');
     for (const file of ['postmaster.pid', 'started-by.pid']) rmSync(join(cluster, file), { force: true });
     writeFileSync(join(cluster, 'standby.signal'), '');
-    appendFileSync(join(cluster, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres password=${decodeURIComponent(password)}'\n`);
+    appendFileSync(
+      join(cluster, 'postgresql.auto.conf'),
+      `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres password=${decodeURIComponent(password)}'\n`,
+    );
     replicas.push(await startEmbeddedPostgres(copy));
   }
   const replicaUrls = replicas.map((replica) => withDatabase(replica!.serverUrl, DATABASE));

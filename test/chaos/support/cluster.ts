@@ -30,7 +30,8 @@ function runPostgresProgram(program: string, args: string[]): string {
 export async function createCluster(): Promise<ChaosCluster> {
   const dir = mkdtempSync(join(tmpdir(), 'platform-chaos-pg-'));
   const data = join(dir, 'data');
-  if (asRoot) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
+  if (asRoot)
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' })), Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' })));
   runPostgresProgram('initdb', ['-D', data, '--auth=trust', '--username=postgres', '--lc-messages=C', '--no-sync']);
   const port = await freePort();
   // Short checkpoints and no fsync: the tests restart it often, and durability of the machine is not what they test.
@@ -104,4 +105,3 @@ async function waitForPort(port: number, listening: boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
-
