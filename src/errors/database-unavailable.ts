@@ -17,7 +17,7 @@ const UNAVAILABLE_SQLSTATES = /^(08...|57P01|57P02|57P03|53300)$/;
 
 /** What node-postgres, knex and MikroORM say of a connection that ended, or could not be had in time. */
 const CONNECTION_MESSAGES =
-  /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Knex: Timeout acquiring a connection|Cannot use a pool after calling end/i;
+  /^timeout expired$|Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Knex: Timeout acquiring a connection|Cannot use a pool after calling end/i;
 
 /**
  * Whether `error` says the database (or any server a long-lived connection reaches) could not be
