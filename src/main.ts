@@ -83,6 +83,9 @@ function startGoesOn(): void {
  */
 function onDatabaseLost(): void {
   databaseLost = true;
+  // Also the status of an exit for want of work: with the database gone, a step of the drain may wait on
+  // a promise nothing will settle while nothing else keeps the process alive.
+  process.exitCode = DATABASE_LOST_EXIT;
   if (phase === 'stopping') return;
   setTimeout(() => process.exit(DATABASE_LOST_EXIT), running.graceMs + RELEASE_AFTER_FAILURE_MS).unref();
   if (phase === 'running') void shutdown(DATABASE_LOST);

@@ -138,8 +138,10 @@ describe('the embedded PostgreSQL', () => {
     process.kill(postmaster(dataDir).pid, 'SIGKILL');
     const exit = await server.exited;
     expect(exit.signal).toBeNull();
-    expect(exit.code).not.toBe(0);
+    expect(exit.code, server.output()).not.toBe(0);
     expect(server.output()).toContain('the embedded PostgreSQL stopped unexpectedly');
+    // Drained and released in order, not ended for want of work halfway.
+    expect(server.output()).toMatch(/"signal":"embedded database stopped","msg":"stopped"/);
     // Within the grace period (2 s) and the release's time, not whenever someone notices.
     await until('nothing to listen on the port any more', async () => (await fetch(`${server.url}/health/live`).catch(() => undefined)) === undefined, 5_000);
   });
