@@ -1,5 +1,7 @@
 import pg from 'pg';
-import { describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { loadConfig } from '../src/config/config';
+import { connectTimeoutOf, openDatabase } from '../src/database/orm';
 import { isConnectionFailure } from '../src/errors/database-unavailable';
 import { normalizeError } from '../src/errors/normalize-error';
 import { freePort } from './support/server-process';
@@ -73,5 +75,41 @@ describe('a database that cannot be reached', () => {
     expect(isConnectionFailure(new Error('boom'))).toBe(false);
     expect(isConnectionFailure(undefined)).toBe(false);
     expect(isConnectionFailure({ code: '23505' })).toBe(false);
+  });
+});
+
+describe('DATABASE_CONNECT_TIMEOUT_MS', () => {
+  const saved = process.env.DATABASE_CONNECT_TIMEOUT_MS;
+  afterEach(() => {
+    if (saved === undefined) delete process.env.DATABASE_CONNECT_TIMEOUT_MS;
+    else process.env.DATABASE_CONNECT_TIMEOUT_MS = saved;
+  });
+
+  it('defaults to 5000 milliseconds and accepts positive integers only, naming the variable', () => {
+    delete process.env.DATABASE_CONNECT_TIMEOUT_MS;
+    expect(loadConfig().databaseConnectTimeoutMs).toBe(5_000);
+    process.env.DATABASE_CONNECT_TIMEOUT_MS = '250';
+    expect(loadConfig().databaseConnectTimeoutMs).toBe(250);
+    for (const wrong of ['0', '-1', '2.5', 'soon']) {
+      process.env.DATABASE_CONNECT_TIMEOUT_MS = wrong;
+      expect(() => loadConfig(), wrong).toThrow(/DATABASE_CONNECT_TIMEOUT_MS must be a positive integer/);
+    }
+  });
+
+  it("bounds the ORM's wait for a connection: a pool whose every connection is taken refuses the next query after it", async () => {
+    const orm = await openDatabase(inject('databaseUrl'), { connectTimeoutMs: 400 });
+    expect(connectTimeoutOf(orm)).toBe(400);
+    const connection = orm.em.getConnection();
+    // The pool holds 10: ten transactions hold them all.
+    const releases: (() => void)[] = [];
+    const holders = Array.from({ length: 10 }, () => connection.transactional(() => new Promise<void>((resolve) => releases.push(resolve))));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    const error = await failureOf(() => connection.execute('select 1'));
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(normalizeError(error).status).toBe(503);
+    for (const release of releases) release();
+    await Promise.all(holders);
+    await orm.close();
   });
 });
