@@ -3,6 +3,13 @@ import { OutageLog } from '../logging/outage-log';
 
 const RETRY_MS = 1_000;
 
+/**
+ * How long a long-lived connection of the server's own (LISTEN, the job queue's) waits to be opened: a
+ * database that swallows connections (a network cut) would otherwise hold a try for minutes, and the
+ * connection would come back that long after the database did.
+ */
+export const BACKGROUND_CONNECT_TIMEOUT_MS = 5_000;
+
 export interface Listener {
   close(): Promise<void>;
 }
@@ -20,7 +27,7 @@ export function listen(url: string, channel: string | readonly string[], onNotif
   const outage = new OutageLog('notification listener', { channel });
 
   const connect = async (): Promise<void> => {
-    const next = new pg.Client({ connectionString: url });
+    const next = new pg.Client({ connectionString: url, connectionTimeoutMillis: BACKGROUND_CONNECT_TIMEOUT_MS });
     client = next;
     next.on('notification', (message) => onNotify(message.payload ?? '', message.channel));
     next.on('error', (error) => {

@@ -10,6 +10,7 @@ import { logger } from '../logging/logger';
 import { OutageLog } from '../logging/outage-log';
 import { isConnectionFailure } from '../errors/database-unavailable';
 import { LivenessConnection } from './liveness';
+import { BACKGROUND_CONNECT_TIMEOUT_MS } from '../database/listener';
 
 /**
  * The background job queue: graphile-worker on the application's own PostgreSQL. A job is a row added
@@ -291,7 +292,7 @@ export class JobWorker {
   static async start(connectionString: string, concurrency: number, tasks: TaskList, crontab?: string): Promise<JobWorker> {
     const liveness = new LivenessConnection(connectionString, LIVENESS_LOCK_CLASS, queueOutage);
     await liveness.open();
-    const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2 }), liveness);
+    const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2, connectionTimeoutMillis: BACKGROUND_CONNECT_TIMEOUT_MS }), liveness);
     const events: WorkerEvents = new EventEmitter();
     events.on('worker:create', ({ worker: created }) => worker.holdLiveness(created.workerId));
     events.on('pool:create', ({ workerPool }) => (worker.workers = workerPool));

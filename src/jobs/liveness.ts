@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { BACKGROUND_CONNECT_TIMEOUT_MS } from '../database/listener';
 import { isConnectionFailure } from '../errors/database-unavailable';
 import type { OutageLog } from '../logging/outage-log';
 import { logger } from '../logging/logger';
@@ -65,7 +66,7 @@ export class LivenessConnection {
   }
 
   private async connect(): Promise<pg.Client> {
-    const client = new pg.Client({ connectionString: this.connectionString });
+    const client = new pg.Client({ connectionString: this.connectionString, connectionTimeoutMillis: BACKGROUND_CONNECT_TIMEOUT_MS });
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new Error('the liveness connection ended')));
     try {
