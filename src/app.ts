@@ -40,8 +40,9 @@ import { ReadPool, type Reads } from './database/read-pool';
 import { ReplicatedReads } from './database/read-replicas';
 import type { ReadReplicaSettings } from './config/read-replicas';
 import { trackWrites, markWriting } from './http/read-your-writes';
-import { statementTimeoutOf, withStatementTimeout } from './database/orm';
+import { connectTimeoutOf, statementTimeoutOf, withStatementTimeout } from './database/orm';
 import { DEFAULT_POOL_MODE, routesOf } from './database/pool-mode';
+import { requestsOutage } from './errors/database-unavailable';
 import { ACCESS_CHANGED_CHANNEL } from './engine/access-cache';
 import { AnalyticsEmbedSigner } from './modules/integrations/analytics-embed';
 import { openDataLake } from './modules/integrations/data-lake';
@@ -167,10 +168,12 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   await migrateJobQueue(directUrl);
   // The read pool serves requests as the ORM does: under the same statement timeout.
   const timeout = statementTimeoutOf(orm);
+  // ... and waits for a connection no longer than the ORM does (DATABASE_CONNECT_TIMEOUT_MS).
+  const connectionTimeoutMillis = connectTimeoutOf(orm);
   const primaryReads =
     poolMode === 'transaction'
-      ? new ReadPool(databaseUrl, READ_POOL_SIZE, undefined, { poolMode, statementTimeoutMs: timeout })
-      : new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE);
+      ? new ReadPool(databaseUrl, READ_POOL_SIZE, undefined, { poolMode, statementTimeoutMs: timeout, connectionTimeoutMillis })
+      : new ReadPool(withStatementTimeout(databaseUrl, timeout), READ_POOL_SIZE, undefined, { connectionTimeoutMillis });
   const replicated = options.readReplicas
     ? new ReplicatedReads(primaryReads, databaseUrl, {
         ...options.readReplicas,
@@ -243,6 +246,8 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     // Called for connections only, once `app` below exists.
     clientAddress: (request) => clientAddressOf(app, request),
   });
+  // Requests that found the database unreachable log one warning; this says when it answers again.
+  requestsOutage.watchWith(() => orm.isConnected());
   const app = express();
   app.disable('x-powered-by');
   // req.ip: the socket's address, or with TRUST_PROXY the one X-Forwarded-For names past the trusted proxies.
@@ -290,6 +295,7 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
     stopSubscriptions: () => live.disconnect(),
     close: async () => {
       unwatchEventLoop();
+      requestsOutage.watchWith(undefined);
       await live.close();
       await worker?.stop();
       await services.expressions.close();

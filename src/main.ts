@@ -42,6 +42,12 @@ class StartInterrupted extends Error {}
 const running: { server?: Server; connections?: GracefulClose; app?: App; orm?: MikroORM; database?: DatabaseTarget; graceMs: number } = { graceMs: 0 };
 let phase: 'starting' | 'running' | 'stopping' = 'starting';
 let stopAsked: StopSignal | undefined;
+/** The embedded PostgreSQL exited on its own: the server stops too, with a non-zero status, so that a supervisor restarts both. */
+let databaseLost = false;
+/** The exit status of a stop the embedded database's loss caused. */
+const DATABASE_LOST_EXIT = 1;
+/** What `shutdown` names as its cause when the embedded database is gone. */
+const DATABASE_LOST = 'embedded database stopped';
 let lastSignal: { signal: StopSignal; at: number } | undefined;
 
 /**
@@ -65,9 +71,25 @@ function onStopSignal(signal: StopSignal): void {
   }
 }
 
-/** Throws StartInterrupted when a stop was asked for. */
+/** Throws StartInterrupted when a stop was asked for, or the embedded database is gone. */
 function startGoesOn(): void {
-  if (stopAsked) throw new StartInterrupted();
+  if (stopAsked || databaseLost) throw new StartInterrupted();
+}
+
+/**
+ * The embedded PostgreSQL exited on its own (killed, crashed). Nothing can be answered without it and
+ * this process cannot restart it safely, so the server stops: what is in flight is drained as far as it
+ * can be (requests answer 503 meanwhile), then the process exits non-zero, within the grace period and
+ * the time a failed release may take, whatever hangs.
+ */
+function onDatabaseLost(): void {
+  databaseLost = true;
+  // Also the status of an exit for want of work: with the database gone, a step of the drain may wait on
+  // a promise nothing will settle while nothing else keeps the process alive.
+  process.exitCode = DATABASE_LOST_EXIT;
+  if (phase === 'stopping') return;
+  setTimeout(() => process.exit(DATABASE_LOST_EXIT), running.graceMs + RELEASE_AFTER_FAILURE_MS).unref();
+  if (phase === 'running') void shutdown(DATABASE_LOST);
 }
 
 async function main(): Promise<void> {
@@ -77,9 +99,11 @@ async function main(): Promise<void> {
   // At once, before the database starts; listening below still reports a port taken in between.
   await ensurePortFree(config.port);
   running.database = await resolveDatabase(config.databaseUrl, config.dataDir);
+  running.database.onUnexpectedExit(onDatabaseLost);
   startGoesOn();
   const orm = (running.orm = await openDatabase(running.database.url, {
     statementTimeoutMs: config.databaseStatementTimeoutMs,
+    connectTimeoutMs: config.databaseConnectTimeoutMs,
     // The embedded PostgreSQL is reached directly: the pool mode and direct URL are DATABASE_URL's.
     ...(config.databaseUrl ? { poolMode: config.databasePoolMode, directUrl: config.databaseDirectUrl } : {}),
   }));
@@ -138,7 +162,7 @@ async function shutdown(signal: string): Promise<void> {
     if (outcome === 'forced') logger.warn({ graceSeconds: graceMs / 1000 }, 'requests still running at the end of the grace period were cut off');
     await release();
     logger.info({ signal }, 'stopped');
-    process.exit(0);
+    process.exit(databaseLost ? DATABASE_LOST_EXIT : 0);
   } catch (error) {
     logger.error({ err: error, listening: server?.listening }, 'shutdown failed');
     process.exit(1);
@@ -169,7 +193,7 @@ async function refuseConfiguration(error: InvalidConfiguration): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  if (error instanceof StartInterrupted) return shutdown(stopAsked!);
+  if (error instanceof StartInterrupted) return shutdown(stopAsked ?? DATABASE_LOST);
   phase = 'stopping';
   if (error instanceof InvalidConfiguration) return refuseConfiguration(error);
   if (error instanceof PortInUse || error instanceof EmbeddedDatabaseInUse) logger.fatal(error.message);

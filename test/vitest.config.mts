@@ -11,8 +11,9 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // The production install and the image's steps: slow, run once by `npm run test:operating`.
-    exclude: [...configDefaults.exclude, 'test/operating/**'],
+    // Slow suites run once by CI with configurations of their own: the production install and the
+    // image's steps (npm run test:operating), the chaos suite (npm run test:chaos).
+    exclude: [...configDefaults.exclude, 'test/operating/**', 'test/chaos/**'],
     globalSetup: ['test/support/global-setup.ts'],
     setupFiles: ['test/support/setup.ts'],
     testTimeout: 30_000,

@@ -21,6 +21,8 @@ export interface AppConfig {
   databaseDirectUrl?: string;
   /** DATABASE_STATEMENT_TIMEOUT_MS: longest a statement of the API may run before PostgreSQL cancels it. */
   databaseStatementTimeoutMs: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS: longest a request waits for a database connection (then 503 with Retry-After). */
+  databaseConnectTimeoutMs: number;
   bootstrapApiKey?: string;
   rateLimitPerMinute: number;
   rateLimitBurstPerSecond: number;
@@ -90,6 +92,7 @@ export function loadConfig(env: Environment = process.env): AppConfig {
     databasePoolMode: read(ENV.DATABASE_POOL_MODE),
     databaseDirectUrl: read(ENV.DATABASE_DIRECT_URL),
     databaseStatementTimeoutMs: read(ENV.DATABASE_STATEMENT_TIMEOUT_MS),
+    databaseConnectTimeoutMs: read(ENV.DATABASE_CONNECT_TIMEOUT_MS),
     bootstrapApiKey: read(ENV.BOOTSTRAP_API_KEY),
     rateLimitPerMinute: read(ENV.RATE_LIMIT_PER_MINUTE),
     rateLimitBurstPerSecond: read(ENV.RATE_LIMIT_BURST_PER_SECOND),

@@ -14,6 +14,9 @@ export const DEFAULT_EVENT_LOOP_STALL_LOG_MS = 200;
 /** DATABASE_STATEMENT_TIMEOUT_MS: PostgreSQL cancels a statement of the API running longer (the request answers 503). */
 export const DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS = 10_000;
 
+/** DATABASE_CONNECT_TIMEOUT_MS: how long a request waits for a database connection before it answers 503. */
+export const DEFAULT_DATABASE_CONNECT_TIMEOUT_MS = 5_000;
+
 /** WEBHOOK_MAX_CONSECUTIVE_FAILURES: failed delivery attempts in a row after which a webhook endpoint is disabled. */
 export const DEFAULT_WEBHOOK_MAX_CONSECUTIVE_FAILURES = 20;
 

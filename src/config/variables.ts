@@ -162,6 +162,12 @@ export const ENV = {
     defaults.DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS,
     1,
   ),
+  DATABASE_CONNECT_TIMEOUT_MS: integer(
+    'DATABASE_CONNECT_TIMEOUT_MS',
+    'longest a request waits for a database connection (ms) before it answers 503 with Retry-After',
+    defaults.DEFAULT_DATABASE_CONNECT_TIMEOUT_MS,
+    1,
+  ),
   BOOTSTRAP_API_KEY: text('BOOTSTRAP_API_KEY', 'one API key of the administrator admin@localhost'),
   RATE_LIMIT_PER_MINUTE: integer('RATE_LIMIT_PER_MINUTE', 'requests per minute per API key (or client address without one)', 100, 1),
   RATE_LIMIT_BURST_PER_SECOND: integer('RATE_LIMIT_BURST_PER_SECOND', 'requests per second per API key (or client address without one)', 20, 1),

@@ -4,14 +4,16 @@ import { startEmbeddedPostgres, type RunningDatabase } from './embedded-postgres
 export interface DatabaseTarget {
   url: string;
   stop(): Promise<void>;
+  /** Calls `listener` if the embedded PostgreSQL exits on its own (never for DATABASE_URL's server). */
+  onUnexpectedExit(listener: () => void): void;
 }
 
 /** The database to use: DATABASE_URL as given, or the embedded server with a `platform` database. */
 export async function resolveDatabase(databaseUrl: string | undefined, dataDir: string, databaseName = 'platform'): Promise<DatabaseTarget> {
-  if (databaseUrl) return { url: databaseUrl, stop: async () => undefined };
+  if (databaseUrl) return { url: databaseUrl, stop: async () => undefined, onUnexpectedExit: () => undefined };
   const server: RunningDatabase = await startEmbeddedPostgres(dataDir);
   await ensureDatabase(server.serverUrl, databaseName);
-  return { url: withDatabase(server.serverUrl, databaseName), stop: server.stop };
+  return { url: withDatabase(server.serverUrl, databaseName), stop: server.stop, onUnexpectedExit: server.onUnexpectedExit };
 }
 
 export function withDatabase(serverUrl: string, databaseName: string): string {
@@ -43,6 +45,6 @@ export async function dropDatabase(serverUrl: string, databaseName: string): Pro
 
 /** A database server to create scratch databases on: DATABASE_URL's server, or the embedded one. */
 export async function databaseServer(databaseUrl: string | undefined, dataDir: string): Promise<RunningDatabase> {
-  if (databaseUrl) return { serverUrl: databaseUrl, stop: async () => undefined };
+  if (databaseUrl) return { serverUrl: databaseUrl, stop: async () => undefined, onUnexpectedExit: () => undefined };
   return startEmbeddedPostgres(dataDir);
 }

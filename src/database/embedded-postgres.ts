@@ -1,10 +1,12 @@
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { arch, platform } from 'node:os';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { logger } from '../logging/logger';
 import { within } from '../model/deadline';
 import { projectRoot } from './project-root';
@@ -13,6 +15,8 @@ export interface RunningDatabase {
   /** Connection string of the server's maintenance database; callers pick their own database name. */
   serverUrl: string;
   stop(): Promise<void>;
+  /** Calls `listener` if PostgreSQL exits without `stop` (killed, crashed): the server cannot go on without it. */
+  onUnexpectedExit(listener: () => void): void;
 }
 
 /** The embedded data folder belongs to a server process that is running. */
@@ -23,7 +27,12 @@ export class EmbeddedDatabaseInUse extends Error {
 }
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The password of clusters created before each got a random one: replaced at their first start. */
+const FORMER_PASSWORD = 'postgres';
+/** In the cluster's folder: the password of its `postgres` user, readable by this user alone. */
+export const PASSWORD_FILE = 'password';
+/** SQLSTATE invalid_password. */
+const INVALID_PASSWORD = '28P01';
 /** Beside postmaster.pid: the process id of the server that started the cluster. */
 const OWNER_FILE = 'started-by.pid';
 /** How long a stop waits for PostgreSQL's fast shutdown before its immediate one. */
@@ -39,6 +48,11 @@ interface Account {
  * `dataDir/postgres`. Refuses a data folder whose cluster a live server process started
  * (EmbeddedDatabaseInUse), and stops one whose server is gone (a crash) before starting anew.
  *
+ * It listens on 127.0.0.1 only (no Unix socket), and its `postgres` user has a random password created
+ * with the cluster and kept in its folder (PASSWORD_FILE, mode 0600): another local user can neither
+ * guess it nor read it. A cluster created with the former fixed password gets a random one at its first
+ * start (see settlePassword).
+ *
  * PostgreSQL is spawned here rather than through the package's class: that one runs it in this process's
  * group, where a terminal's Ctrl-C stops the database before the server has answered its requests in
  * flight, and installs signal and exit handlers of its own. Here it runs in a process group of its
@@ -51,11 +65,22 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
   const account = process.getuid?.() === 0 ? postgresAccount() : undefined;
   if (account) letPostgresUserReach(databaseDir);
   const binaries = await postgresBinaries();
-  if (!existsSync(join(databaseDir, 'PG_VERSION'))) await initialise(binaries.initdb, databaseDir, account);
+  if (!existsSync(join(databaseDir, 'PG_VERSION'))) {
+    const password = randomBytes(24).toString('base64url');
+    await initialise(binaries.initdb, databaseDir, account, password);
+    storePassword(databaseDir, password);
+  }
   const port = await freePort();
   const postmaster = await startPostmaster(binaries.postgres, databaseDir, port, account);
   writeFileSync(join(databaseDir, OWNER_FILE), `${process.pid}\n`);
   logger.info({ dataDir: shown(databaseDir), port, postgresPid: postmaster.pid }, 'embedded PostgreSQL started');
+  let password: string;
+  try {
+    password = await settlePassword(databaseDir, port);
+  } catch (error) {
+    postmaster.kill('SIGINT');
+    throw error;
+  }
 
   // The last resort when this process ends without a stop (an exit on an error, a forced exit).
   const stopOnExit = () => {
@@ -63,8 +88,11 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
   };
   process.on('exit', stopOnExit);
   let stopping: Promise<void> | undefined;
+  const unexpectedExitListeners: (() => void)[] = [];
   postmaster.once('exit', (code, signal) => {
-    if (!stopping) logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly');
+    if (stopping) return;
+    logger.error({ code, signal }, 'the embedded PostgreSQL stopped unexpectedly');
+    for (const listener of unexpectedExitListeners) listener();
   });
   const stop = async () => {
     if (isRunningChild(postmaster)) {
@@ -85,9 +113,77 @@ export async function startEmbeddedPostgres(dataDir: string): Promise<RunningDat
     rmSync(join(databaseDir, OWNER_FILE), { force: true });
   };
   return {
-    serverUrl: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    serverUrl: serverUrl(port, password),
     stop: () => (stopping ??= stop()),
+    onUnexpectedExit: (listener) => unexpectedExitListeners.push(listener),
   };
+}
+
+function serverUrl(port: number, password: string): string {
+  return `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+}
+
+/** Keeps `password` in the cluster's folder, readable by this user alone (written whole, then renamed). */
+function storePassword(databaseDir: string, password: string): void {
+  const file = join(databaseDir, PASSWORD_FILE);
+  const draft = `${file}.${process.pid}`;
+  writeFileSync(draft, `${password}\n`, { mode: 0o600 });
+  chmodSync(draft, 0o600);
+  renameSync(draft, file);
+}
+
+/** The kept password, its file made private again if it was opened up; undefined when there is none. */
+function storedPassword(databaseDir: string): string | undefined {
+  const file = join(databaseDir, PASSWORD_FILE);
+  if (!existsSync(file)) return undefined;
+  if ((statSync(file).mode & 0o077) !== 0) {
+    chmodSync(file, 0o600);
+    logger.warn({ file: shown(file) }, 'the embedded PostgreSQL password file was readable by others: made private (mode 0600)');
+  }
+  return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * The password that signs in to the running cluster: the kept one; or, for a cluster created with the
+ * former fixed password, a random one that replaces it (kept first, then set, so that a crash in between
+ * leaves a password that one of the two tries still finds). Fails, naming the file, when neither signs in.
+ */
+async function settlePassword(databaseDir: string, port: number): Promise<string> {
+  const stored = storedPassword(databaseDir);
+  if (stored !== undefined && (await signsIn(port, stored))) return stored;
+  if (!(await signsIn(port, FORMER_PASSWORD))) {
+    throw new Error(
+      `cannot sign in to the embedded PostgreSQL in ${shown(databaseDir)}: the password in ${shown(join(databaseDir, PASSWORD_FILE))} is refused`,
+    );
+  }
+  const password = stored ?? randomBytes(24).toString('base64url');
+  if (stored === undefined) storePassword(databaseDir, password);
+  const client = new pg.Client({ connectionString: serverUrl(port, FORMER_PASSWORD) });
+  await client.connect();
+  try {
+    await client.query(`alter role ${USER} password ${client.escapeLiteral(password)}`);
+  } finally {
+    await client.end();
+  }
+  logger.info(
+    { file: shown(join(databaseDir, PASSWORD_FILE)) },
+    'the embedded PostgreSQL had the former fixed password: replaced by a random one, kept in its folder',
+  );
+  return password;
+}
+
+/** Whether `password` signs in to the cluster on `port`; false only when PostgreSQL refuses it. */
+async function signsIn(port: number, password: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: serverUrl(port, password) });
+  try {
+    await client.connect();
+    return true;
+  } catch (error) {
+    if ((error as { code?: unknown }).code === INVALID_PASSWORD) return false;
+    throw error;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
 }
 
 function isRunningChild(child: ChildProcess): boolean {
@@ -144,13 +240,15 @@ function letPostgresUserReach(databaseDir: string): void {
   }
 }
 
-/** Creates the cluster: password authentication, user postgres, server messages in English (C). */
-async function initialise(initdb: string, databaseDir: string, account: Account | undefined): Promise<void> {
+/** Creates the cluster: password authentication, user postgres with `password`, server messages in English (C). */
+async function initialise(initdb: string, databaseDir: string, account: Account | undefined, password: string): Promise<void> {
   mkdirSync(databaseDir, { recursive: true });
   if (account) chownSync(databaseDir, account.uid, account.gid);
+  // initdb reads the password from a file (the cluster's folder must be empty): readable by whoever runs initdb alone.
   const passwordFile = join(dirname(databaseDir), `.pg-password-${process.pid}`);
-  writeFileSync(passwordFile, `${PASSWORD}\n`);
-  chmodSync(passwordFile, 0o644); // whatever the umask: initdb may run as the postgres user
+  writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
+  chmodSync(passwordFile, 0o600);
+  if (account) chownSync(passwordFile, account.uid, account.gid);
   try {
     const child = spawnOwn(
       initdb,

@@ -15,7 +15,7 @@ import { localSettingsSql, REQUEST_SESSION_OPTIONS, requestSettings } from './se
 import { DEFAULT_POOL_MODE, recordRoutes, routesOf, type DatabaseRoutes, type PoolMode } from './pool-mode';
 import { transactionPoolDialect } from './transaction-pool-dialect';
 import { logger } from '../logging/logger';
-import { DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
+import { DEFAULT_DATABASE_CONNECT_TIMEOUT_MS, DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS } from '../config/config';
 import { ENV } from '../config/variables';
 
 export function ormOptions(clientUrl: string): Options {
@@ -66,6 +66,11 @@ export interface DatabaseOptions {
   poolMode?: PoolMode;
   /** DATABASE_DIRECT_URL (default: the URL given): a session of its own, for migrations (and LISTEN, the job queue). */
   directUrl?: string;
+  /**
+   * DATABASE_CONNECT_TIMEOUT_MS (default 5000): longest a request waits for a connection of the ORM's
+   * pool, a new one included (the database unreachable answers 503 by then, not after a minute).
+   */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -75,10 +80,15 @@ export interface DatabaseOptions {
  */
 export async function openDatabase(
   clientUrl: string,
-  { statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS, poolMode = DEFAULT_POOL_MODE, directUrl = clientUrl }: DatabaseOptions = {},
+  {
+    statementTimeoutMs = DEFAULT_DATABASE_STATEMENT_TIMEOUT_MS,
+    connectTimeoutMs = DEFAULT_DATABASE_CONNECT_TIMEOUT_MS,
+    poolMode = DEFAULT_POOL_MODE,
+    directUrl = clientUrl,
+  }: DatabaseOptions = {},
 ): Promise<MikroORM<PostgreSqlDriver>> {
   const settingsSql = localSettingsSql(requestSettings(statementTimeoutMs));
-  const routes: DatabaseRoutes = { poolMode, url: clientUrl, directUrl, statementTimeoutMs, settingsSql };
+  const routes: DatabaseRoutes = { poolMode, url: clientUrl, directUrl, statementTimeoutMs, connectTimeoutMs, settingsSql };
   if (poolMode === 'transaction' && directUrl === clientUrl) {
     logger.warn(
       'DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: migrations, LISTEN and the job queue go through the pooler, whose transaction mode cannot keep their sessions',
@@ -122,14 +132,22 @@ async function migrate(orm: MikroORM<PostgreSqlDriver>, url: string): Promise<vo
  * (PgBouncer refuses the startup parameters `options` and `statement_timeout`, and a session setting
  * would reach whichever client's transaction gets the server connection next).
  */
-function requestDriverOptions({ poolMode, statementTimeoutMs, settingsSql }: DatabaseRoutes): Options['driverOptions'] {
-  if (poolMode === 'transaction') return { client: transactionPoolDialect(settingsSql) };
-  return { connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS } };
+function requestDriverOptions({ poolMode, statementTimeoutMs, connectTimeoutMs, settingsSql }: DatabaseRoutes): Options['driverOptions'] {
+  // The pool's wait for a connection (knex's acquireConnectionTimeout) and node-postgres's for a new one
+  // are both bounded: an unreachable database is a 503 within DATABASE_CONNECT_TIMEOUT_MS.
+  const bounded = { acquireConnectionTimeout: connectTimeoutMs };
+  if (poolMode === 'transaction') return { ...bounded, client: transactionPoolDialect(settingsSql), connection: { connectionTimeoutMillis: connectTimeoutMs } };
+  return { ...bounded, connection: { statement_timeout: statementTimeoutMs, options: REQUEST_SESSION_OPTIONS, connectionTimeoutMillis: connectTimeoutMs } };
 }
 
 /** The statement timeout openDatabase gave the ORM's statements (undefined for an ORM opened otherwise). */
 export function statementTimeoutOf(orm: MikroORM): number | undefined {
   return routesOf(orm.config)?.statementTimeoutMs;
+}
+
+/** The connect timeout openDatabase gave the ORM's connections (undefined for an ORM opened otherwise). */
+export function connectTimeoutOf(orm: MikroORM): number | undefined {
+  return routesOf(orm.config)?.connectTimeoutMs;
 }
 
 /**

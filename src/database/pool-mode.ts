@@ -12,6 +12,8 @@ export interface DatabaseRoutes {
   directUrl: string;
   /** DATABASE_STATEMENT_TIMEOUT_MS of requests' statements. */
   statementTimeoutMs?: number;
+  /** DATABASE_CONNECT_TIMEOUT_MS: longest a request waits for a connection. */
+  connectTimeoutMs?: number;
   /** The statement that gives a transaction the request settings and the statement timeout (localSettingsSql). */
   settingsSql: string;
 }

@@ -86,8 +86,10 @@ class Replica {
     return Promise.race([running, this.lost]);
   }
 
-  down(): void {
-    if (this.state !== 'DOWN') logger.warn({ replica: this.name }, 'read replica DOWN: its reads go to the primary');
+  /** Found not answering (by a poll, or by a read that failed with `error`): warned once, until it is UP again. */
+  down(error?: unknown): void {
+    if (this.state !== 'DOWN')
+      logger.warn({ replica: this.name, ...(error ? { err: (error as Error).message } : {}) }, 'read replica DOWN: its reads go to the primary');
     this.state = 'DOWN';
     this.lagSeconds = null;
     this.markLost();
@@ -209,8 +211,8 @@ export class ReplicatedReads implements Reads {
         if (outcome !== 'lost') return outcome.value;
       } catch (error) {
         if (!isReplicaFailure(error)) throw error;
-        logger.warn({ replica: replica.name, err: (error as Error).message }, 'read replica failed a read: read again on the primary');
-        replica.down();
+        // Read again on the primary; the reads that were under way with it fail together, one warning says so.
+        replica.down(error);
       }
     }
     this.counts.primary++;

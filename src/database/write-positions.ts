@@ -87,6 +87,7 @@ export class WritePositions {
       this.redisFailed(error);
       return { kind: 'writing' };
     }
+    if (this.redisWarned) logger.info('read replicas: Redis reachable again, write positions shared');
     this.redisWarned = false;
     if (Number(shared[0] ?? 0) > 0) return { kind: 'writing' };
     const sharedLsn = shared[1] ? BigInt(`0x${shared[1]}`) : 0n;

@@ -1,6 +1,7 @@
 import { ForeignKeyConstraintViolationException, NotNullConstraintViolationException, UniqueConstraintViolationException } from '@mikro-orm/core';
 import { ApiError, BadRequestError, ConflictError, InternalError, ServiceUnavailableError } from './api-error';
 import { logger } from '../logging/logger';
+import { databaseUnavailable, isConnectionFailure } from './database-unavailable';
 
 /** SQLSTATE query_canceled: PostgreSQL cancelled the statement, which ran past the statement timeout (DATABASE_STATEMENT_TIMEOUT_MS). */
 const QUERY_CANCELED = '57014';
@@ -27,6 +28,8 @@ export function normalizeError(error: unknown): ApiError {
       STATEMENT_TIMEOUT_RETRY_AFTER_SECONDS,
     );
   }
+  // The database (or the connection to it) is away: a passing condition, logged once per outage.
+  if (isConnectionFailure(error)) return databaseUnavailable(error);
   logger.error({ err: error }, 'unhandled error');
   return new InternalError('internal server error');
 }

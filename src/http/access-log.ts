@@ -27,7 +27,7 @@ export function markRefusal(res: Response, reason: string): void {
  * the answer is finished or the connection closes; credentials are redacted by the logger and request
  * bodies are never logged. Health probes are left out. A line says `request completed`; a 5xx refusal
  * marked by markRefusal says `request refused` at warn with its reason; any other 5xx or failed answer
- * says `request errored` at error. The client address is `req.ip`: the socket's, or with TRUST_PROXY the
+ * says `request errored` at error; a 503 with Retry-After is `request completed`. The client address is `req.ip`: the socket's, or with TRUST_PROXY the
  * one X-Forwarded-For gives. Written directly (no per-request child logger or serializer): the line
  * costs less than the read it logs.
  */
@@ -60,6 +60,15 @@ function logAnswer(this: Timed & Refused, error?: Error): void {
 
 function levelOf(res: Timed & Refused, error: Error | undefined): 'info' | 'warn' | 'error' {
   if (error !== undefined) return 'error';
-  if (res.statusCode < 500) return 'info';
+  if (res.statusCode < 500 || isRetryLater(res)) return 'info';
   return res[REFUSAL] !== undefined ? 'warn' : 'error';
+}
+
+/**
+ * A 503 that tells the client when to retry (the database unreachable, a statement past its timeout):
+ * its cause is logged once where it is known, and an outage under load would otherwise write a line
+ * above info per request.
+ */
+function isRetryLater(res: Response): boolean {
+  return res.statusCode === 503 && res.hasHeader('retry-after');
 }

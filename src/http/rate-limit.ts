@@ -126,7 +126,7 @@ function connectRedis(url: string): Redis {
   const redis = new Redis(url, { enableOfflineQueue: false, maxRetriesPerRequest: 1, retryStrategy: (attempt) => Math.min(attempt * 200, 5_000) });
   let healthy = true;
   redis.on('ready', () => {
-    if (!healthy) logger.warn('rate limits: Redis reachable again, counters shared');
+    if (!healthy) logger.info('rate limits: Redis reachable again, counters shared');
     healthy = true;
   });
   redis.on('error', (error: Error) => {

@@ -7,6 +7,10 @@ import { runOnConnection } from '../database/prepared-in-transaction';
 import { within } from '../model/deadline';
 import { shiftParameters, type FollowingStatement } from '../database/row-writes';
 import { logger } from '../logging/logger';
+import { OutageLog } from '../logging/outage-log';
+import { isConnectionFailure } from '../errors/database-unavailable';
+import { LivenessConnection } from './liveness';
+import { BACKGROUND_CONNECT_TIMEOUT_MS } from '../database/listener';
 
 /**
  * The background job queue: graphile-worker on the application's own PostgreSQL. A job is a row added
@@ -19,6 +23,18 @@ export const JOB_SCHEMA = 'graphile_worker';
 /** Attempts of a job that throws (a lost connection, a database restart): retried with backoff. */
 export const JOB_MAX_ATTEMPTS = 10;
 
+/**
+ * The queue's connections to the database (its pool, its LISTEN, the liveness connection) as one: a
+ * database restart is one warning and one info line, however many connections fail and retry meanwhile.
+ */
+const queueOutage = new OutageLog('job queue');
+
+/** Whether a line graphile-worker logs at warning or error is about a lost or unreachable database. */
+function isOutageLine(message: string, meta: unknown): boolean {
+  const { error, fatalError } = (meta ?? {}) as { error?: unknown; fatalError?: unknown };
+  return isConnectionFailure(error) || isConnectionFailure(fatalError) || isConnectionFailure({ message });
+}
+
 /** graphile-worker is an ECMAScript module: loaded once, when the queue is first used. */
 let library: Promise<{ module: typeof import('graphile-worker', { with: { 'resolution-mode': 'import' } }); logger: Logger }> | undefined;
 
@@ -27,7 +43,9 @@ function graphileWorker() {
     module,
     logger: new module.Logger(() => (level: LogLevel, message: string, meta?: unknown) => {
       const fields = { queue: true, ...(meta as object | undefined) };
-      if (level === 'error') logger.error(fields, message);
+      // Its connections fail and retry while the database is away: told once, as the outage's.
+      if ((level === 'error' || level === 'warning') && isOutageLine(message, meta)) queueOutage.lost((meta as { error?: unknown })?.error ?? message);
+      else if (level === 'error') logger.error(fields, message);
       else if (level === 'warning') logger.warn(fields, message);
       else logger.debug(fields, message);
     }),
@@ -205,6 +223,12 @@ export function allOfStatements(statements: readonly (FollowingStatement | undef
 const LIVENESS_LOCK_CLASS = 0x6a6f6273; // 'jobs'
 /** A job locked more recently than this may belong to a worker whose advisory lock is being taken. */
 const LOCK_GRACE_SECONDS = 3;
+/**
+ * After a database restart (or a lost connection) every worker's lock is free until its process has
+ * reconnected and taken it again (within a second or two): no job is taken for abandoned while the
+ * database started this recently, nor by a process that reconnected this recently itself.
+ */
+const REJOIN_GRACE_SECONDS = 10;
 const REAP_INTERVAL_MS = 5_000;
 
 /**
@@ -258,7 +282,7 @@ export class JobWorker {
 
   private constructor(
     private readonly pool: pg.Pool,
-    private readonly liveness: pg.Client,
+    private readonly liveness: LivenessConnection,
   ) {}
 
   /**
@@ -266,14 +290,18 @@ export class JobWorker {
    * format) schedules recurring jobs, each run once across all processes.
    */
   static async start(connectionString: string, concurrency: number, tasks: TaskList, crontab?: string): Promise<JobWorker> {
-    const liveness = new pg.Client({ connectionString });
-    liveness.on('error', (error) => logger.error({ err: error }, 'the job workers lost their liveness connection'));
-    await liveness.connect();
-    const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2 }), liveness);
+    const liveness = new LivenessConnection(connectionString, LIVENESS_LOCK_CLASS, queueOutage);
+    await liveness.open();
+    const worker = new JobWorker(new pg.Pool({ connectionString, max: concurrency + 2, connectionTimeoutMillis: BACKGROUND_CONNECT_TIMEOUT_MS }), liveness);
     const events: WorkerEvents = new EventEmitter();
     events.on('worker:create', ({ worker: created }) => worker.holdLiveness(created.workerId));
     events.on('pool:create', ({ workerPool }) => (worker.workers = workerPool));
-    const connectionFailed = (error: Error) => logger.error({ err: error }, 'job queue connection failed');
+    // A worker that asked for a job and was answered (none waiting, or one): the queue works again.
+    const answered = () => worker.queueAnswered();
+    events.on('worker:getJob:empty', answered);
+    events.on('job:start', answered);
+    const connectionFailed = (error: Error) =>
+      isConnectionFailure(error) ? queueOutage.lost(error) : logger.error({ err: error }, 'job queue connection failed');
     worker.pool.on('error', connectionFailed);
     worker.pool.on('connect', (client) => client.on('error', connectionFailed));
     await worker.reapDeadWorkers();
@@ -309,35 +337,39 @@ export class JobWorker {
   private async shutDown(graceMs: number): Promise<void> {
     clearInterval(this.reaper);
     const handedBack = this.runner ? await finishOrHandBack(this.runner, this.workers, graceMs) : false;
-    await this.liveness.end().catch(() => undefined);
+    await this.liveness.close();
     // The code of a job handed back runs on until the process exits, and its worker then reports the job's
     // end on this pool (changing nothing: the job is no longer its own), so the pool stays open.
     if (!handedBack) await this.pool.end();
   }
 
-  /** The liveness connection's statements, one after the other (a client runs one at a time). */
-  private livenessQueue: Promise<unknown> = Promise.resolve();
-
   private onLiveness<R extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<pg.QueryResult<R>> {
-    const result = this.livenessQueue.then(() => this.liveness.query<R>(text, values));
-    this.livenessQueue = result.catch(() => undefined);
-    return result;
+    return this.liveness.run<R>(text, values);
   }
 
   private holdLiveness(workerId: string): void {
     this.ownWorkers.add(workerId);
-    this.onLiveness('select pg_advisory_lock($1, hashtext($2))', [LIVENESS_LOCK_CLASS, workerId]).catch((error: unknown) => {
-      logger.error({ err: error, workerId }, 'a job worker could not announce itself alive');
+    this.liveness.hold(workerId).catch((error: unknown) => {
+      // Down: the lock is taken when the connection is back.
+      if (!isConnectionFailure(error) && this.liveness.connected) logger.error({ err: error, workerId }, 'a job worker could not announce itself alive');
     });
+  }
+
+  /** The queue's connections serve again, the liveness one included: the outage (if any) is over. */
+  private queueAnswered(): void {
+    if (this.liveness.connected) queueOutage.restored();
   }
 
   /** Gives back to the queue the jobs locked by workers whose process is gone. */
   private async reapDeadWorkers(): Promise<void> {
+    const reopenedAt = this.liveness.reopenedAt;
+    if (reopenedAt !== undefined && Date.now() - reopenedAt < REJOIN_GRACE_SECONDS * 1000) return;
     try {
       const { rows } = await this.onLiveness<{ workerId: string }>(
         `select distinct locked_by as "workerId" from ${JOB_SCHEMA}._private_jobs
-          where locked_by is not null and locked_at < now() - make_interval(secs => $1)`,
-        [LOCK_GRACE_SECONDS],
+          where locked_by is not null and locked_at < now() - make_interval(secs => $1)
+            and pg_postmaster_start_time() < now() - make_interval(secs => $2)`,
+        [LOCK_GRACE_SECONDS, REJOIN_GRACE_SECONDS],
       );
       const dead: string[] = [];
       for (const { workerId } of rows) {
@@ -354,7 +386,9 @@ export class JobWorker {
       await this.onLiveness(`select ${JOB_SCHEMA}.force_unlock_workers($1::text[])`, [dead]);
       logger.warn({ workers: dead }, 'jobs of stopped workers returned to the queue');
     } catch (error) {
-      logger.error({ err: error }, 'could not look for jobs of stopped workers');
+      // While the database is away the liveness connection is being reopened: nothing to reap meanwhile.
+      if (isConnectionFailure(error) || !this.liveness.connected) queueOutage.lost(error);
+      else logger.error({ err: error }, 'could not look for jobs of stopped workers');
     }
   }
 }

@@ -12,3 +12,8 @@ export function currentRequestId(): string | undefined {
 export function runAsRequest(requestId: string, work: () => void): void {
   current.run({ requestId }, work);
 }
+
+/** Runs `work` (and everything it starts) as no request's: background work a request only happened to start. */
+export function runOutsideRequests<T>(work: () => T): T {
+  return current.exit(work);
+}

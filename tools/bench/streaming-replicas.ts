@@ -44,13 +44,16 @@ export async function startReplicatedDatabase(dir: string, count = 1): Promise<R
     execFileSync('cp', ['-a', join(primaryDir, 'postgres'), join(copy, 'postgres')]);
   }
   primary = await startEmbeddedPostgres(primaryDir);
-  const port = new URL(primary.serverUrl).port;
+  const { port, password } = new URL(primary.serverUrl);
   const replicas: (RunningDatabase | undefined)[] = [];
   for (const copy of copies) {
     const cluster = join(copy, 'postgres');
     for (const file of ['postmaster.pid', 'started-by.pid']) rmSync(join(cluster, file), { force: true });
     writeFileSync(join(cluster, 'standby.signal'), '');
-    appendFileSync(join(cluster, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres password=postgres'\n`);
+    appendFileSync(
+      join(cluster, 'postgresql.auto.conf'),
+      `primary_conninfo = 'host=127.0.0.1 port=${port} user=postgres password=${decodeURIComponent(password)}'\n`,
+    );
     replicas.push(await startEmbeddedPostgres(copy));
   }
   const replicaUrls = replicas.map((replica) => withDatabase(replica!.serverUrl, DATABASE));

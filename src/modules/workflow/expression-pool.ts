@@ -278,6 +278,9 @@ export class ExpressionPool {
         clearTimeout(job.timer);
         job.reject(stopped);
       }
+      // Awaited below: an idle process is unref'd, and with nothing else left (the embedded database
+      // already gone) the server would exit for want of work before hearing of its end.
+      evaluator.hold(true);
       evaluator.kill();
     }
     await Promise.all(evaluators.map((evaluator) => evaluator.closed));
