@@ -27,16 +27,16 @@ export const CONTENT_METADATA_SCHEMA = {
  */
 @ObjectType({ simpleResolvers: true })
 export abstract class ContentStoreEntity extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the store', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the store', searchable: true })
   description!: string;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ description: 'What the store is for (free text), or null', nullable: true })
   storePurpose?: string | null;
 
   @Attr.json({
