@@ -103,7 +103,7 @@ export class Assistant extends SoftDeletableEntity {
     default: { instances: [] },
     writable: 'never',
     schema: { type: 'object', additionalProperties: true, properties: { instances: { type: 'array', items: validationErrorSchema } } },
-    description: 'Kept by the server',
+    description: 'Problems found in the options (instances of {description, message, option}); kept by the server',
   })
   validationErrors!: Record<string, unknown>;
 }

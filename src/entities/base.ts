@@ -7,7 +7,7 @@ export abstract class BaseEntity {
   @Attr.primaryKey()
   id!: string;
 
-  @Attr.uuid({ writable: 'never', unique: true, description: 'Secondary UUID identifier' })
+  @Attr.uuid({ writable: 'never', unique: true, description: 'Secondary UUID identifier of the row; set by the server' })
   uuid!: string;
 
   @Attr.dateTime({ description: 'When the row was created; set by the server', writable: 'never' })

@@ -46,12 +46,16 @@ export abstract class ContentStoreEntity extends SoftDeletableEntity {
   })
   contentMetadata!: ContentMetadata;
 
-  @Attr.boolean({ description: 'Same as contentMetadata.indexed' })
+  @Attr.boolean({ description: 'Whether the store is indexed; the same value as contentMetadata.indexed' })
   indexed!: boolean;
 
-  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true }, description: 'Same as contentMetadata.documentProperties' })
+  @Attr.json({
+    default: {},
+    schema: { type: 'object', additionalProperties: true },
+    description: 'Document properties of the store; the same value as contentMetadata.documentProperties',
+  })
   documentProperties!: Record<string, unknown>;
 
-  @Attr.stringArray({ description: 'Same as contentMetadata.labelExpressions' })
+  @Attr.stringArray({ description: 'Label expressions of the store; the same value as contentMetadata.labelExpressions' })
   labelExpressions!: string[];
 }

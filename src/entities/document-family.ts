@@ -112,7 +112,7 @@ export class DocumentFamily extends SoftDeletableEntity {
   })
   executionTargets!: Record<string, unknown>;
 
-  @Attr.json({ default: {}, writable: 'never', schema: OBJECT, description: 'Kept by the server' })
+  @Attr.json({ default: {}, writable: 'never', schema: OBJECT, description: 'Statistics of the document (recentExecutions ...); kept by the server' })
   statistics!: Record<string, unknown>;
 
   @Attr.json({ description: 'Labels applied to the document', default: [], schema: { type: 'array', items: OBJECT } })

@@ -21,7 +21,7 @@ export class DocumentStatus extends BaseEntity {
   @Attr.string({ description: 'Display icon' })
   icon!: string;
 
-  @Attr.string({ description: 'For example UNRESOLVED' })
+  @Attr.string({ description: 'The kind of state the status stands for (free text, for example UNRESOLVED)' })
   statusType!: string;
 
   @Attr.reference(() => Project, {

@@ -10,7 +10,14 @@ import { BaseEntity } from './base';
 })
 @Entity({ tableName: 'model_catalog_entry' })
 export class ModelCatalogEntry extends BaseEntity {
-  @Attr.string({ required: true, unique: true, minLength: 1, maxLength: 255, searchable: true, description: 'Unique on the platform' })
+  @Attr.string({
+    required: true,
+    unique: true,
+    minLength: 1,
+    maxLength: 255,
+    searchable: true,
+    description: 'Name of the model, as chat completions name it; unique on the platform',
+  })
   name!: string;
 
   @Attr.string({ maxLength: 255, searchable: true, description: 'The aiGateway provider (CONFIG_FILE) chat completions with this model go to' })

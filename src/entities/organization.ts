@@ -22,7 +22,7 @@ export class Organization extends BaseEntity {
   })
   searchText!: string;
 
-  @Attr.string({ default: 'ACTIVE', description: 'For example ACTIVE, SUSPENDED' })
+  @Attr.string({ default: 'ACTIVE', description: 'State of the organization (free text, for example ACTIVE, SUSPENDED; default ACTIVE)' })
   organizationStatus!: string;
 
   @Attr.boolean({ description: 'Whether the organization is publicly accessible' })

@@ -41,7 +41,13 @@ export class PlatformEvent extends BaseEntity {
   })
   organizationId!: string;
 
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true, description: 'For example task_created' })
+  @Attr.string({
+    required: true,
+    minLength: 1,
+    maxLength: 255,
+    searchable: true,
+    description: 'What happened, for example task_created; what triggers and webhook endpoints select events by',
+  })
   eventType!: string;
 
   @Attr.json({ nullable: true, description: 'Free-form JSON value (object, array or scalar)' })

@@ -113,7 +113,7 @@ export class Project extends SoftDeletableEntity {
   @Attr.string({ description: 'Id of the template article of the project, or null', nullable: true })
   templateArticleId?: string | null;
 
-  @Attr.string({ default: 'ACTIVE', description: 'For example ACTIVE' })
+  @Attr.string({ default: 'ACTIVE', description: 'State of the project (free text, for example ACTIVE; default ACTIVE)' })
   statusType!: string;
 
   @Attr.json({

@@ -41,13 +41,13 @@ export class StepExecution extends BaseEntity {
   @Attr.dateTime({ description: 'When the step ended, or null', nullable: true })
   end?: Date | null;
 
-  @Attr.string({ default: 'PENDING', description: 'For example PENDING' })
+  @Attr.string({ default: 'PENDING', description: 'Where the step stands (free text, for example PENDING; default PENDING)' })
   status!: string;
 
   @Attr.string({ description: 'Message about the status of the step, or null', nullable: true })
   statusMessage?: string | null;
 
-  @Attr.string({ description: 'For example MODULE' })
+  @Attr.string({ description: 'What the step does (free text, for example MODULE)' })
   stepType!: string;
 
   @Attr.int({ description: 'Time the step spent processing' })
