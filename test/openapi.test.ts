@@ -271,7 +271,11 @@ describe('schemas', () => {
     const schemas = doc.components.schemas;
     const enums = Object.keys(schemas).filter((name) => Array.isArray(schemas[name].enum));
     expect(enums.sort()).toEqual(Object.keys(expected).sort());
-    for (const [name, values] of Object.entries(expected)) expect(schemas[name], name).toEqual({ type: 'string', enum: values });
+    for (const [name, values] of Object.entries(expected)) {
+      expect(schemas[name], name).toEqual({ type: 'string', enum: values, description: expect.any(String) });
+      // Each value is explained in the description, as GraphQL describes each enum value.
+      for (const value of values) expect(schemas[name].description, `${name}.${value}`).toMatch(new RegExp(`^- ${value}: \\S`, 'm'));
+    }
   });
 
   it('has a page schema per resource and the error schema', () => {
@@ -279,7 +283,7 @@ describe('schemas', () => {
     for (const name of ENTITIES) {
       const page = schemas[`${name}Page`];
       expect(page, `${name}Page`).toBeDefined();
-      expect(page.properties.content).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${name}` } });
+      expect(page.properties.content).toEqual({ type: 'array', items: { $ref: `#/components/schemas/${name}` }, description: expect.stringMatching(/\S/) });
       expect(page.required).toEqual(
         expect.arrayContaining(['content', 'first', 'last', 'number', 'numberOfElements', 'size', 'totalElements', 'totalPages', 'pageable', 'sort']),
       );
@@ -408,6 +412,7 @@ describe('schema shapes both linters accept', () => {
       type: 'object',
       nullable: true,
       allOf: [{ $ref: '#/components/schemas/ProjectStatus' }],
+      description: 'The ProjectStatus that statusId names, as an object, or null',
     });
   });
 });

@@ -12,28 +12,28 @@ export const TRANSCRIPT_MESSAGES = 50;
 
 @ObjectType('ChannelTranscriptMessage', { description: 'One message of a transcript' })
 export class ChannelTranscriptMessage {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The message's id" })
   id!: string;
 
-  @Field(() => ChatMessageRole.graphql)
+  @Field(() => ChatMessageRole.graphql, { description: 'Who wrote the message' })
   role!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: 'Text of the message' })
   content!: string;
 
   @Field(() => ID, { nullable: true, description: 'The user who wrote it, if a user did' })
   userId!: string | null;
 
-  @Field(() => DateTimeScalar)
+  @Field(() => DateTimeScalar, { description: 'When the message was written' })
   createdOn!: Date;
 }
 
 @ObjectType('ChannelTranscript', { description: `The most recent ${TRANSCRIPT_MESSAGES} messages of a channel, oldest first` })
 export class ChannelTranscript {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The channel's id" })
   channelId!: string;
 
-  @Field(() => [ChannelTranscriptMessage])
+  @Field(() => [ChannelTranscriptMessage], { description: 'The messages, oldest first' })
   messages!: ChannelTranscriptMessage[];
 
   @Field(() => Boolean, { description: 'Older messages exist beyond those listed' })

@@ -5,10 +5,10 @@ import { BaseEntity } from './base';
 import { PlatformUser } from './platform-user';
 
 /** An API key of a user; only a hash of the key is stored. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'An API key of a user; only a hash of the key is stored' })
 @Entity({ tableName: 'access_token' })
 export class AccessToken extends BaseEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the key, to tell keys apart', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.reference(() => PlatformUser, {
@@ -18,10 +18,10 @@ export class AccessToken extends BaseEntity {
   })
   userId!: string;
 
-  @Attr.dateTime({ nullable: true, writable: 'create' })
+  @Attr.dateTime({ description: 'When the key stops working; null: it never expires', nullable: true, writable: 'create' })
   expiresAt?: Date | null;
 
-  @Attr.dateTime({ nullable: true, writable: 'never' })
+  @Attr.dateTime({ description: 'When the key last authenticated a request; null when never used', nullable: true, writable: 'never' })
   lastUsedAt?: Date | null;
 
   @Attr.string({ writable: 'never', description: 'First 8 characters of the key, to recognise it' })

@@ -6,17 +6,20 @@ import { PipelineStepType } from './enums';
 import { Organization } from './organization';
 
 /** The steps an activity runs, declared once per organization (referenced as `activity-plan://<orgSlug>/<slug>`). */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'The steps an activity runs, declared once per organization (referenced as activity-plan://<orgSlug>/<slug>)',
+})
 @Entity({ tableName: 'activity_plan' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class ActivityPlan extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the activity plan', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the activity plan', searchable: true })
   description!: string;
 
   @Attr.json({
@@ -51,6 +54,12 @@ export class ActivityPlan extends SoftDeletableEntity {
   })
   steps!: Record<string, unknown>[];
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'activityPlans', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the activity plan belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'activityPlans',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

@@ -7,16 +7,27 @@ import { Project } from './project';
 import { Trigger } from './trigger';
 
 /** One run of an activity plan in a project; modules/workflow/activity-runner.ts runs it on the job queue. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'One run of an activity plan in a project' })
 @Entity({ tableName: 'activity' })
 export class Activity extends BaseEntity {
-  @Attr.reference(() => ActivityPlan, { nullable: true, inverse: 'activities', onDelete: 'set null' })
+  @Attr.reference(() => ActivityPlan, {
+    description: 'The activity plan this activity runs (its id), or null',
+    nullable: true,
+    inverse: 'activities',
+    onDelete: 'set null',
+  })
   activityPlanId?: string | null;
 
-  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'activities', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    description: 'The project the activity belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'activities',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 
-  @Attr.string({ maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Title of the activity', maxLength: 255, searchable: true })
   title!: string;
 
   @Attr.string({
@@ -26,10 +37,14 @@ export class Activity extends BaseEntity {
   })
   status!: string;
 
-  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })
+  @Attr.json({ description: 'The inputs the activity runs with, as free JSON', default: {}, schema: { type: 'object', additionalProperties: true } })
   inputs!: Record<string, unknown>;
 
-  @Attr.json({ default: [], schema: { type: 'array', items: { type: 'object', additionalProperties: true } } })
+  @Attr.json({
+    description: "The plan's steps as this activity runs them, each with its state",
+    default: [],
+    schema: { type: 'array', items: { type: 'object', additionalProperties: true } },
+  })
   steps!: Record<string, unknown>[];
 
   @Attr.reference(() => Trigger, {
@@ -41,10 +56,10 @@ export class Activity extends BaseEntity {
   })
   startedByTriggerId?: string | null;
 
-  @Attr.dateTime({ nullable: true })
+  @Attr.dateTime({ description: 'When the activity started running; null until then', nullable: true })
   startedOn?: Date | null;
 
-  @Attr.dateTime({ nullable: true })
+  @Attr.dateTime({ description: 'When the activity completed; null until then', nullable: true })
   completedOn?: Date | null;
 
   @Attr.json({ nullable: true, description: 'Why it failed, as free JSON' })

@@ -28,11 +28,11 @@ export const validationErrorSchema: JsonSchema = {
 };
 
 /** An assistant of a project: a pipeline of steps run on the project's content (spec "Assistant"). */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "An assistant of a project: a pipeline of steps run on the project's content" })
 @Entity({ tableName: 'assistant' })
 @Unique({ properties: ['projectId', 'slug'] })
 export class Assistant extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the assistant', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({
@@ -41,40 +41,48 @@ export class Assistant extends SoftDeletableEntity {
   })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the assistant', searchable: true })
   description!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Display color' })
   color!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Role of the assistant (free text)' })
   assistantRole!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Subscription the assistant runs under (free text)' })
   subscription!: string;
 
-  @Attr.reference(() => Project, { embed: true, required: true, writable: 'create', inverse: 'assistants', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    description: 'The project the assistant belongs to (its id); set on create, an update leaves it unchanged',
+    embed: true,
+    required: true,
+    writable: 'create',
+    inverse: 'assistants',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 
-  @Attr.boolean({ default: true })
+  @Attr.boolean({ description: 'Whether the assistant is active (default true)', default: true })
   active!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the assistant can be chatted with' })
   chatEnabled!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: "Whether the assistant also runs on the project's existing content" })
   runOnExistingContent!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the assistant is shown in training' })
   showInTraining!: boolean;
 
-  @Attr.int({ nullable: true })
+  @Attr.int({ description: 'Priority hint for its runs, or null', nullable: true })
   priorityHint?: number | null;
 
-  @Attr.json({ default: {}, schema: anyObject })
+  @Attr.json({ description: 'Options used when testing the assistant, as free JSON', default: {}, schema: anyObject })
   testOptions!: Record<string, unknown>;
 
   @Attr.json({
+    description: 'Settings of the assistant: agentRuntimeId, complete_label, moduleRefs, prompt, taxonomies and the pipeline of steps it runs',
     default: {},
     schema: {
       type: 'object',
@@ -95,7 +103,7 @@ export class Assistant extends SoftDeletableEntity {
     default: { instances: [] },
     writable: 'never',
     schema: { type: 'object', additionalProperties: true, properties: { instances: { type: 'array', items: validationErrorSchema } } },
-    description: 'Kept by the server',
+    description: 'Problems found in the options (instances of {description, message, option}); kept by the server',
   })
   validationErrors!: Record<string, unknown>;
 }

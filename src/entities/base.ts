@@ -7,13 +7,13 @@ export abstract class BaseEntity {
   @Attr.primaryKey()
   id!: string;
 
-  @Attr.uuid({ writable: 'never', unique: true, description: 'Secondary UUID identifier' })
+  @Attr.uuid({ writable: 'never', unique: true, description: 'Secondary UUID identifier of the row; set by the server' })
   uuid!: string;
 
-  @Attr.dateTime({ writable: 'never' })
+  @Attr.dateTime({ description: 'When the row was created; set by the server', writable: 'never' })
   createdOn!: Date;
 
-  @Attr.dateTime({ writable: 'never' })
+  @Attr.dateTime({ description: 'When the row was last changed; set by the server', writable: 'never' })
   updatedOn!: Date;
 
   @Attr.int({ writable: 'never', description: 'Optimistic-locking version: 0 on create, +1 on every update that changes something' })
@@ -23,15 +23,15 @@ export abstract class BaseEntity {
 /** Resources that are hidden, not removed, when deleted. */
 @ObjectType({ simpleResolvers: true })
 export abstract class SoftDeletableEntity extends BaseEntity {
-  @Attr.boolean({ writable: 'never' })
+  @Attr.boolean({ description: 'Whether the row is deleted; set by the delete operation', writable: 'never' })
   deleted!: boolean;
 
-  @Attr.dateTime({ writable: 'never', nullable: true })
+  @Attr.dateTime({ description: 'When the row was deleted; null until then', writable: 'never', nullable: true })
   deletedDate?: Date | null;
 
-  @Attr.string({ writable: 'never', nullable: true })
+  @Attr.string({ description: 'Id of the user who deleted the row; null until then', writable: 'never', nullable: true })
   deleteUserId?: string | null;
 
-  @Attr.string({ writable: 'never', nullable: true })
+  @Attr.string({ description: 'Email of the user who deleted the row; null until then', writable: 'never', nullable: true })
   deleteUserEmail?: string | null;
 }

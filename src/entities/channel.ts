@@ -8,19 +8,30 @@ import { Task } from './task';
 import { Workspace } from './workspace';
 
 /** A conversation of a project, optionally about a task or a workspace; it holds messages. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A conversation of a project, optionally about a task or a workspace; it holds messages' })
 @Entity({ tableName: 'channel' })
 export class Channel extends BaseEntity {
-  @Attr.string({ maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the channel', maxLength: 255, searchable: true })
   name!: string;
 
-  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'channels', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    description: 'The project the channel belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'channels',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 
-  @Attr.reference(() => Task, { nullable: true, inverse: 'channels', onDelete: 'set null' })
+  @Attr.reference(() => Task, { description: 'The task the channel is about (its id), or null', nullable: true, inverse: 'channels', onDelete: 'set null' })
   taskId?: string | null;
 
-  @Attr.reference(() => Workspace, { nullable: true, inverse: 'channels', onDelete: 'set null' })
+  @Attr.reference(() => Workspace, {
+    description: 'The workspace the channel is about (its id), or null',
+    nullable: true,
+    inverse: 'channels',
+    onDelete: 'set null',
+  })
   workspaceId?: string | null;
 
   /** Who sees the channel is declared in the registry (`privacy`). */
@@ -32,6 +43,6 @@ export class Channel extends BaseEntity {
   })
   ownerId?: string | null;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the channel is marked private' })
   isPrivate!: boolean;
 }

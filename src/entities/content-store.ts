@@ -27,16 +27,16 @@ export const CONTENT_METADATA_SCHEMA = {
  */
 @ObjectType({ simpleResolvers: true })
 export abstract class ContentStoreEntity extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the store', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the store', searchable: true })
   description!: string;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ description: 'What the store is for (free text), or null', nullable: true })
   storePurpose?: string | null;
 
   @Attr.json({
@@ -46,12 +46,16 @@ export abstract class ContentStoreEntity extends SoftDeletableEntity {
   })
   contentMetadata!: ContentMetadata;
 
-  @Attr.boolean({ description: 'Same as contentMetadata.indexed' })
+  @Attr.boolean({ description: 'Whether the store is indexed; the same value as contentMetadata.indexed' })
   indexed!: boolean;
 
-  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true }, description: 'Same as contentMetadata.documentProperties' })
+  @Attr.json({
+    default: {},
+    schema: { type: 'object', additionalProperties: true },
+    description: 'Document properties of the store; the same value as contentMetadata.documentProperties',
+  })
   documentProperties!: Record<string, unknown>;
 
-  @Attr.stringArray({ description: 'Same as contentMetadata.labelExpressions' })
+  @Attr.stringArray({ description: 'Label expressions of the store; the same value as contentMetadata.labelExpressions' })
   labelExpressions!: string[];
 }

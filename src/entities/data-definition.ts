@@ -23,28 +23,34 @@ const taxon: JsonSchema = {
 };
 
 /** A taxonomy of an organization: the tree of taxons documents are read into. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A taxonomy of an organization: the tree of taxons documents are read into' })
 @Entity({ tableName: 'data_definition' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class DataDefinition extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the data definition', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the data definition', searchable: true })
   description!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Kind of taxonomy (free text)' })
   taxonomyType!: string;
 
-  @Attr.boolean({ default: true })
+  @Attr.boolean({ description: 'Whether the taxonomy is in use (default true)', default: true })
   enabled!: boolean;
 
-  @Attr.json({ default: [], schema: { type: 'array', items: taxon } })
+  @Attr.json({ description: 'The taxons of the taxonomy, each possibly with children of the same shape', default: [], schema: { type: 'array', items: taxon } })
   taxons!: Record<string, unknown>[];
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'dataDefinitions', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the data definition belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'dataDefinitions',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

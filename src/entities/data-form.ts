@@ -92,46 +92,57 @@ const METADATA_SCHEMA: JsonSchema = {
 };
 
 /** A data form of an organization (spec "DataFormMetadata"). */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A data form of an organization (the data-forms listing: DataFormMetadata)' })
 @Entity({ tableName: 'data_form' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class DataForm extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the data form', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Kind of data form (free text)' })
   type!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Reference of the data form', searchable: true })
   ref!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'URI of the data form' })
   uri!: string;
 
   @Attr.string({ writable: 'never', description: "The organization's slug, set on create" })
   orgSlug!: string;
 
-  @Attr.reference(() => Organization, { embed: true, required: true, writable: 'create', inverse: 'dataForms', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the data form belongs to (its id); set on create, an update leaves it unchanged',
+    embed: true,
+    required: true,
+    writable: 'create',
+    inverse: 'dataForms',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Reference of the extension pack the data form comes from' })
   extensionPackRef!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'YAML source of the data form' })
   yamlSource!: string;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the data form is deprecated' })
   deprecated!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the data form is publicly accessible' })
   publicAccess!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the data form is a template' })
   template!: boolean;
 
-  @Attr.json({ default: {}, schema: METADATA_SCHEMA })
+  @Attr.json({
+    description: 'What the form declares: actions, bridge, cards, event and script triggers, scripts, shortcuts, tab order, views, options and UI nodes',
+    default: {},
+    schema: METADATA_SCHEMA,
+  })
   metadata!: Record<string, unknown>;
 }

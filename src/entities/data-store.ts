@@ -5,10 +5,16 @@ import { ContentStoreEntity } from './content-store';
 import { Organization } from './organization';
 
 /** A store of an organization's structured data; the same shape as a document store. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A store of an organization's structured data; the same shape as a document store" })
 @Entity({ tableName: 'data_store' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class DataStore extends ContentStoreEntity {
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'dataStores', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the data store belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'dataStores',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

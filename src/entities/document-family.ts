@@ -8,52 +8,58 @@ import { DocumentStore } from './document-store';
 const OBJECT = { type: 'object', additionalProperties: true };
 
 /** A document of a document store, with its versions (content objects); its organization is the store's. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A document of a document store, with its versions (content objects); its organization is the store's" })
 @Entity({ tableName: 'document_family' })
 export class DocumentFamily extends SoftDeletableEntity {
-  @Attr.reference(() => DocumentStore, { required: true, writable: 'create', inverse: 'documentFamilies', onDelete: 'cascade' })
+  @Attr.reference(() => DocumentStore, {
+    description: 'The document store the document family belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'documentFamilies',
+    onDelete: 'cascade',
+  })
   documentStoreId!: string;
 
   @Attr.string({ writable: 'never', description: '<organization slug>/<store slug>, set on create' })
   storeRef!: string;
 
-  @Attr.string({ nullable: true, searchable: true })
+  @Attr.string({ description: 'Path of the document in its store, or null', nullable: true, searchable: true })
   path?: string | null;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ description: 'Path the document had where it came from, or null', nullable: true })
   originalPath?: string | null;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ description: 'Summary of the document, or null', nullable: true })
   summary?: string | null;
 
-  @Attr.int({ nullable: true })
+  @Attr.int({ description: 'Size of the document, or null', nullable: true })
   size?: number | null;
 
   @Attr.boolean({ writable: 'never', description: 'Changed only by the lock and unlock operations' })
   locked!: boolean;
 
-  @Attr.dateTime({ nullable: true, writable: 'never' })
+  @Attr.dateTime({ description: 'When the document was locked; set by the lock operation, null when unlocked', nullable: true, writable: 'never' })
   lockedAt?: Date | null;
 
-  @Attr.string({ nullable: true, writable: 'never' })
+  @Attr.string({ description: 'Id of the user who locked the document; set by the lock operation, null when unlocked', nullable: true, writable: 'never' })
   lockedById?: string | null;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the document waits for processing' })
   pendingProcessing!: boolean;
 
-  @Attr.stringArray()
+  @Attr.stringArray({ description: 'Names of the mixins the document carries' })
   mixins!: string[];
 
-  @Attr.json({ default: {}, schema: OBJECT })
+  @Attr.json({ description: 'Metadata of the document, as free JSON', default: {}, schema: OBJECT })
   metadata!: Record<string, unknown>;
 
-  @Attr.json({ default: {}, schema: OBJECT })
+  @Attr.json({ description: 'Where each metadata value came from, as free JSON', default: {}, schema: OBJECT })
   metadataSource!: Record<string, unknown>;
 
-  @Attr.dateTime({ nullable: true })
+  @Attr.dateTime({ description: 'When the document was created at its source, or null', nullable: true })
   created?: Date | null;
 
-  @Attr.dateTime({ nullable: true })
+  @Attr.dateTime({ description: 'When the document was last modified at its source, or null', nullable: true })
   modified?: Date | null;
 
   @Attr.reference(() => DocumentStatus, {
@@ -65,6 +71,7 @@ export class DocumentFamily extends SoftDeletableEntity {
   documentStatusId?: string | null;
 
   @Attr.json({
+    description: 'Validation results, each with taxonPath, taxonomyRef and validation',
     default: [],
     schema: {
       type: 'array',
@@ -78,6 +85,7 @@ export class DocumentFamily extends SoftDeletableEntity {
   documentTaxonValidations!: Record<string, unknown>[];
 
   @Attr.json({
+    description: 'Where the document is to be processed: instances of {type, ref, contentObjectId, documentFamilyId, labelsToApply, taxonomyRefs, actor}',
     default: {},
     schema: {
       type: 'object',
@@ -104,12 +112,12 @@ export class DocumentFamily extends SoftDeletableEntity {
   })
   executionTargets!: Record<string, unknown>;
 
-  @Attr.json({ default: {}, writable: 'never', schema: OBJECT, description: 'Kept by the server' })
+  @Attr.json({ default: {}, writable: 'never', schema: OBJECT, description: 'Statistics of the document (recentExecutions ...); kept by the server' })
   statistics!: Record<string, unknown>;
 
-  @Attr.json({ default: [], schema: { type: 'array', items: OBJECT } })
+  @Attr.json({ description: 'Labels applied to the document', default: [], schema: { type: 'array', items: OBJECT } })
   labels!: Record<string, unknown>[];
 
-  @Attr.json({ default: [], schema: { type: 'array', items: OBJECT } })
+  @Attr.json({ description: 'Features of the document', default: [], schema: { type: 'array', items: OBJECT } })
   features!: Record<string, unknown>[];
 }

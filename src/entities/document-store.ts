@@ -5,10 +5,16 @@ import { ContentStoreEntity } from './content-store';
 import { Organization } from './organization';
 
 /** A store of an organization's document families. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A store of an organization's document families" })
 @Entity({ tableName: 'document_store' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class DocumentStore extends ContentStoreEntity {
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'documentStores', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the document store belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'documentStores',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

@@ -5,18 +5,24 @@ import { BaseEntity } from './base';
 import { KnowledgeItem } from './knowledge-item';
 
 /** A numbered passage of a knowledge item; its organization is the item's set's. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A numbered passage of a knowledge item; its organization is the item's set's" })
 @Entity({ tableName: 'knowledge_clause' })
 export class KnowledgeClause extends BaseEntity {
-  @Attr.reference(() => KnowledgeItem, { required: true, writable: 'create', inverse: 'clauses', onDelete: 'cascade' })
+  @Attr.reference(() => KnowledgeItem, {
+    description: 'The knowledge item the knowledge clause belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'clauses',
+    onDelete: 'cascade',
+  })
   knowledgeItemId!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Text of the clause', searchable: true })
   text!: string;
 
-  @Attr.int()
+  @Attr.int({ description: 'Number of the clause within its item' })
   sequence!: number;
 
-  @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })
+  @Attr.json({ description: 'Further values of the clause, as free JSON', default: {}, schema: { type: 'object', additionalProperties: true } })
   properties!: Record<string, unknown>;
 }

@@ -5,10 +5,16 @@ import { BaseEntity } from './base';
 import { DocumentFamily } from './document-family';
 
 /** A batch of operations on a document family's data objects and the state of applying it. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: "A batch of operations on a document family's data objects and the state of applying it" })
 @Entity({ tableName: 'linked_delta' })
 export class LinkedDelta extends BaseEntity {
-  @Attr.reference(() => DocumentFamily, { required: true, writable: 'create', inverse: 'linkedDeltas', onDelete: 'cascade' })
+  @Attr.reference(() => DocumentFamily, {
+    description: 'The document family the linked delta belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'linkedDeltas',
+    onDelete: 'cascade',
+  })
   documentFamilyId!: string;
 
   /** Applied when the delta is created; a record of what was asked afterwards, so never changed. */

@@ -5,11 +5,20 @@ import { BaseEntity } from './base';
 import { Organization } from './organization';
 
 /** A named value of an organization (an upstream's API key) that `${secrets.NAME}` puts into service bridge headers. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description: "A named value of an organization (an upstream's API key) that ${secrets.NAME} puts into service bridge headers; its value is never answered",
+})
 @Entity({ tableName: 'organization_secret' })
 @Unique({ properties: ['organizationId', 'name'] })
 export class OrganizationSecret extends BaseEntity {
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'secrets', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the organization secret belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'secrets',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 
   @Attr.string({
@@ -22,7 +31,7 @@ export class OrganizationSecret extends BaseEntity {
   })
   name!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the secret', searchable: true })
   description!: string;
 
   @Attr.string({
@@ -38,6 +47,9 @@ export class OrganizationSecret extends BaseEntity {
   @Property({ type: 'text', hidden: true })
   sealedValue!: string;
 
-  @Attr.string({ writable: 'never' })
+  @Attr.string({
+    description: 'The searchable fields, lowercased and joined by spaces: what the free-text query matches; kept by the server',
+    writable: 'never',
+  })
   searchText!: string;
 }

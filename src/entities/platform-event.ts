@@ -14,7 +14,11 @@ export type EventType =
  * what triggers listen to (those of its project). Integrations may create their own; the server records
  * domain events itself (modules/workflow/platform-events.ts).
  */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'Something that happened in an organization, in one of its projects or in none: what triggers and webhooks listen to. Integrations may create their own; the server records domain events itself',
+})
 @Entity({ tableName: 'platform_event' })
 export class PlatformEvent extends BaseEntity {
   @Attr.reference(() => Project, {
@@ -37,13 +41,19 @@ export class PlatformEvent extends BaseEntity {
   })
   organizationId!: string;
 
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true, description: 'For example task_created' })
+  @Attr.string({
+    required: true,
+    minLength: 1,
+    maxLength: 255,
+    searchable: true,
+    description: 'What happened, for example task_created; what triggers and webhook endpoints select events by',
+  })
   eventType!: string;
 
   @Attr.json({ nullable: true, description: 'Free-form JSON value (object, array or scalar)' })
   eventDetail?: unknown;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the event has been notified' })
   notified!: boolean;
 
   @Attr.dateTime({ default: () => new Date(), description: 'When it happened; the creation time when omitted' })

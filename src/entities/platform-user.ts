@@ -8,10 +8,11 @@ export const PLATFORM_ADMIN = 'PLATFORM_ADMIN';
 const nullableBoolean = { type: 'boolean', nullable: true };
 
 /** A person (or service identity) that calls the platform. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A person (or service identity) that calls the platform' })
 @Entity({ tableName: 'platform_user' })
 export class PlatformUser extends BaseEntity {
   @Attr.string({
+    description: 'Email address, unique; trimmed and lowercased on write',
     required: true,
     unique: true,
     maxLength: 320,
@@ -21,52 +22,56 @@ export class PlatformUser extends BaseEntity {
   })
   email!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'First name', searchable: true })
   firstName!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Last name', searchable: true })
   lastName!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Short biography' })
   bio!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Job title' })
   title!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Business group the user belongs to' })
   businessGroup!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Image of the user' })
   image!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Hash identifying the user' })
   userHash!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Kind of user (free text)' })
   userType!: string;
 
-  @Attr.string({ writable: 'never' })
+  @Attr.string({
+    description: 'The searchable fields, lowercased and joined by spaces: what the free-text query matches; kept by the server',
+    writable: 'never',
+  })
   searchText!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Groups of the user, as JSON text' })
   groupsJson!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Roles of the user, as JSON text' })
   rolesJson!: string;
 
-  @Attr.boolean({ default: true })
+  @Attr.boolean({ description: 'Whether the user is active (default true)', default: true })
   active!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the user was invited' })
   invited!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether the user is managed by an external identity provider' })
   isExternallyManaged!: boolean;
 
-  @Attr.boolean()
+  @Attr.boolean({ description: 'Whether developer tools are shown to the user' })
   showDeveloperTools!: boolean;
 
   @Attr.json({
+    description: 'Display preferences: showOnboarding, showScrollbars, showWelcomeMessage',
     default: {},
     schema: {
       type: 'object',
@@ -76,12 +81,14 @@ export class PlatformUser extends BaseEntity {
   preferences!: { showOnboarding?: boolean | null; showScrollbars?: boolean | null; showWelcomeMessage?: boolean | null };
 
   @Attr.json({
+    description: 'Security settings: roles',
     default: { roles: [] },
     schema: { type: 'object', properties: { roles: { type: 'array', nullable: true, items: { type: 'string' } } } },
   })
   security!: { roles?: string[] | null };
 
   @Attr.json({
+    description: 'What clients keep for the user: favoriteLinks',
     default: { favoriteLinks: [] },
     schema: {
       type: 'object',

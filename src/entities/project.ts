@@ -56,35 +56,50 @@ export const executionPolicySchema: JsonSchema = {
 const xy = { type: 'object', properties: { x: { type: 'number' }, y: { type: 'number' } } };
 
 /** A workspace of an organization where documents, tasks and assistants live. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A workspace of an organization where documents, tasks and assistants live' })
 @Entity({ tableName: 'project' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class Project extends SoftDeletableEntity {
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the project', required: true, minLength: 1, maxLength: 255, searchable: true })
   name!: string;
 
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the project', searchable: true })
   description!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Notes on the project' })
   notes!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Display color' })
   color!: string;
 
-  @Attr.string({ writable: 'never' })
+  @Attr.string({
+    description: 'The searchable fields, lowercased and joined by spaces: what the free-text query matches; kept by the server',
+    writable: 'never',
+  })
   searchText!: string;
 
-  @Attr.reference(() => Organization, { embed: true, required: true, writable: 'create', inverse: 'projects', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the project belongs to (its id); set on create, an update leaves it unchanged',
+    embed: true,
+    required: true,
+    writable: 'create',
+    inverse: 'projects',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 
-  @Attr.reference(() => PlatformUser, { embed: true, nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => PlatformUser, { description: 'The user who owns the project (its id), or null', embed: true, nullable: true, onDelete: 'set null' })
   ownerId?: string | null;
 
-  @Attr.reference(() => ProjectStatus, { embed: true, nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => ProjectStatus, {
+    description: 'The project status the project is in (its id), or null',
+    embed: true,
+    nullable: true,
+    onDelete: 'set null',
+  })
   statusId?: string | null;
 
   @Attr.string({
@@ -95,13 +110,14 @@ export class Project extends SoftDeletableEntity {
   })
   projectTemplateRef?: string | null;
 
-  @Attr.string({ nullable: true })
+  @Attr.string({ description: 'Id of the template article of the project, or null', nullable: true })
   templateArticleId?: string | null;
 
-  @Attr.string({ default: 'ACTIVE', description: 'For example ACTIVE' })
+  @Attr.string({ default: 'ACTIVE', description: 'State of the project (free text, for example ACTIVE; default ACTIVE)' })
   statusType!: string;
 
   @Attr.json({
+    description: 'What clients keep for the project: orderedDashboards, recentFilters, recentQueries',
     default: { orderedDashboards: [], recentFilters: {}, recentQueries: {} },
     schema: {
       type: 'object',
@@ -116,6 +132,7 @@ export class Project extends SoftDeletableEntity {
   memory!: Record<string, unknown>;
 
   @Attr.json({
+    description: 'The data-flow diagram of the project: edges, nodes and viewPort',
     default: { edges: [], nodes: [] },
     schema: {
       type: 'object',
@@ -148,6 +165,8 @@ export class Project extends SoftDeletableEntity {
   dataFlow!: Record<string, unknown>;
 
   @Attr.json({
+    description:
+      'Settings of the project: companion, option definitions (options, dataOptions), properties, executionPolicy, taxon type features and taskOptions',
     default: {},
     schema: {
       type: 'object',

@@ -5,7 +5,7 @@ import { SoftDeletableEntity } from './base';
 import { Organization } from './organization';
 
 /** A reusable prompt of an organization; `name` is its title, `metadata.prompt` its text. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A reusable prompt of an organization; name is its title, metadata.prompt its text' })
 @Entity({ tableName: 'prompt' })
 @Unique({ properties: ['organizationId', 'slug'] })
 export class Prompt extends SoftDeletableEntity {
@@ -15,10 +15,11 @@ export class Prompt extends SoftDeletableEntity {
   @Attr.slug({ description: 'Unique within the organization: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ searchable: true })
+  @Attr.string({ description: 'Free-text description of the prompt', searchable: true })
   description!: string;
 
   @Attr.json({
+    description: 'What the prompt is: context (task or project), category and prompt (the text of the prompt)',
     default: {},
     schema: {
       type: 'object',
@@ -32,6 +33,12 @@ export class Prompt extends SoftDeletableEntity {
   })
   metadata!: Record<string, unknown>;
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'prompts', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the prompt belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'prompts',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

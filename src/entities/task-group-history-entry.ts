@@ -10,7 +10,10 @@ import { Project } from './project';
  * transaction (modules/tasks/task-groups.ts). `taskGroupId` is a plain id, not a reference, so the entry
  * outlives the group; the project decides who may read it.
  */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description: 'One change of a task group, written by the server in the same transaction as the change (read-only); it outlives the group',
+})
 @Entity({ tableName: 'task_group_history_entry' })
 // One group's history, newest first, read on an index of its order (the reference indexes of list-indexes.ts, for a plain id).
 @Index({ properties: ['taskGroupId', 'createdOn', 'id'] })
@@ -18,10 +21,16 @@ export class TaskGroupHistoryEntry extends BaseEntity {
   @Attr.uuid({ description: 'The task group changed (it may since have been deleted)' })
   taskGroupId!: string;
 
-  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'taskGroupHistory', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    description: 'The project of the task group (its id)',
+    required: true,
+    writable: 'create',
+    inverse: 'taskGroupHistory',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 
-  @Attr.enum(AuditAction, { required: true })
+  @Attr.enum(AuditAction, { description: 'What the change did to the task group', required: true })
   action!: string;
 
   @Attr.json({

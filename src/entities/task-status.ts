@@ -6,27 +6,33 @@ import { TaskStatusType } from './enums';
 import { Organization } from './organization';
 
 /** A status a task can be in; tasks refer to it by slug within their organization. */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'A status a task can be in; tasks refer to it by slug within their organization' })
 @Entity({ tableName: 'task_status' })
 export class TaskStatus extends SoftDeletableEntity {
   @Attr.slug({ description: 'Derived from the label when omitted' })
   slug!: string;
 
-  @Attr.string({ required: true, minLength: 1, maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Text shown for the status, 1-255 characters', required: true, minLength: 1, maxLength: 255, searchable: true })
   label!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Display color' })
   color!: string;
 
-  @Attr.string()
+  @Attr.string({ description: 'Display icon' })
   icon!: string;
 
-  @Attr.enum(TaskStatusType, { default: 'OPEN' })
+  @Attr.enum(TaskStatusType, { description: 'The kind of state this status stands for (default OPEN)', default: 'OPEN' })
   statusType!: TaskStatusType;
 
-  @Attr.int()
+  @Attr.int({ description: 'Order of the status among the task statuses of its organization' })
   sequence!: number;
 
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'taskStatuses', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the task status belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'taskStatuses',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 }

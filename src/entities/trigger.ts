@@ -18,17 +18,23 @@ export const TRIGGER_EVENT_KINDS = [
 export type TriggerEventKind = (typeof TRIGGER_EVENT_KINDS)[number];
 
 /** Starts an activity plan when an event of a kind happens in a project (modules/workflow/trigger-firing.ts fires it). */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({ simpleResolvers: true, description: 'Starts an activity plan when an event of a kind happens in a project' })
 @Entity({ tableName: 'trigger' })
 @Unique({ properties: ['projectId', 'slug'] })
 export class Trigger extends BaseEntity {
   @Attr.slug({ description: 'Unique within the project: a colliding slug gets a numeric suffix (-1, -2, ...)' })
   slug!: string;
 
-  @Attr.string({ maxLength: 255, searchable: true })
+  @Attr.string({ description: 'Name of the trigger', maxLength: 255, searchable: true })
   name!: string;
 
-  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'triggers', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    description: 'The project the trigger belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'triggers',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 
   @Attr.string({
@@ -58,6 +64,6 @@ export class Trigger extends BaseEntity {
   })
   activityPlanRef!: string;
 
-  @Attr.boolean({ default: true })
+  @Attr.boolean({ description: 'Whether the trigger fires (default true)', default: true })
   enabled!: boolean;
 }

@@ -11,15 +11,24 @@ import { WebhookEndpoint } from './webhook-endpoint';
  * One event sent to one endpoint, and how it went: its id is the `webhook-id` of every attempt, so that
  * receivers recognise a repeat. The collection is read-only: the server alone writes it. Kept 30 days.
  */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    'One event sent to one webhook endpoint, and how it went: its id is the webhook-id of every attempt, so that receivers recognise a repeat. Read-only: the server alone writes it; kept 30 days',
+})
 @Entity({ tableName: 'webhook_delivery' })
 @Unique({ properties: ['endpointId', 'eventId'] })
 @Index({ properties: ['createdOn'] })
 export class WebhookDelivery extends BaseEntity {
-  @Attr.reference(() => Organization, { required: true, onDelete: 'cascade' })
+  @Attr.reference(() => Organization, { description: 'The organization of the endpoint (its id)', required: true, onDelete: 'cascade' })
   organizationId!: string;
 
-  @Attr.reference(() => WebhookEndpoint, { required: true, inverse: 'deliveries', onDelete: 'cascade' })
+  @Attr.reference(() => WebhookEndpoint, {
+    description: 'The webhook endpoint the event is sent to (its id)',
+    required: true,
+    inverse: 'deliveries',
+    onDelete: 'cascade',
+  })
   endpointId!: string;
 
   @Attr.reference(() => PlatformEvent, { nullable: true, onDelete: 'cascade', description: 'Null for a webhook.test delivery' })
@@ -28,7 +37,7 @@ export class WebhookDelivery extends BaseEntity {
   @Attr.string({ required: true, description: 'The event type sent (webhook.test for a test)' })
   eventType!: string;
 
-  @Attr.enum(WebhookDeliveryStatus, { writable: 'never', default: 'PENDING' })
+  @Attr.enum(WebhookDeliveryStatus, { description: 'Where the delivery stands; set by the server', writable: 'never', default: 'PENDING' })
   status!: (typeof WebhookDeliveryStatus.values)[number];
 
   @Attr.int({ writable: 'never', description: 'Attempts made so far' })

@@ -12,10 +12,20 @@ export const MAX_WEBHOOK_URL_LENGTH = 2048;
  * Where an organization's platform events are sent, signed (docs/integrations.md "Webhooks"): every
  * event of the organization (or of one project), of the listed types or of all, while enabled.
  */
-@ObjectType({ simpleResolvers: true })
+@ObjectType({
+  simpleResolvers: true,
+  description:
+    "Where an organization's platform events are sent, signed: every event of the organization (or of one project), of the listed types or of all, while enabled",
+})
 @Entity({ tableName: 'webhook_endpoint' })
 export class WebhookEndpoint extends BaseEntity {
-  @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'webhookEndpoints', onDelete: 'cascade' })
+  @Attr.reference(() => Organization, {
+    description: 'The organization the webhook endpoint belongs to (its id); set on create, an update leaves it unchanged',
+    required: true,
+    writable: 'create',
+    inverse: 'webhookEndpoints',
+    onDelete: 'cascade',
+  })
   organizationId!: string;
 
   @Attr.reference(() => Project, {
@@ -40,7 +50,7 @@ export class WebhookEndpoint extends BaseEntity {
   @Attr.boolean({ default: true, description: 'Events are sent only while true; set false by the server after too many consecutive failures' })
   enabled!: boolean;
 
-  @Attr.string({ maxLength: 1000, searchable: true })
+  @Attr.string({ description: 'Free-text description of the webhook endpoint', maxLength: 1000, searchable: true })
   description!: string;
 
   @Attr.int({ writable: 'never', description: 'Failed delivery attempts since the last successful one' })
@@ -62,6 +72,9 @@ export class WebhookEndpoint extends BaseEntity {
   @Property({ type: 'text', hidden: true })
   sealedSecret!: string;
 
-  @Attr.string({ writable: 'never' })
+  @Attr.string({
+    description: 'The searchable fields, lowercased and joined by spaces: what the free-text query matches; kept by the server',
+    writable: 'never',
+  })
   searchText!: string;
 }

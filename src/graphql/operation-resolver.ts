@@ -17,6 +17,8 @@ const GRAPHQL_TYPES: Record<ArgumentKind, () => unknown> = {
   jsonValue: () => JSONScalar,
 };
 
+const ROW_ID = 'The id (UUID) of the row the operation acts on, as its REST path names it';
+
 /**
  * One mutation per domain operation, named by its operationId (`lockTask(id: ID!)`), with the row its
  * path names as `id` and its body fields as arguments; it runs the same service method as the REST route.
@@ -48,7 +50,7 @@ export function operationResolver(operations: readonly DomainOperation[], resour
     const field = operation.method === 'get' ? Query : Mutation;
     field(() => answer, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
     let index = 0;
-    if (takesId) Arg('id', () => ID)(prototype, method, index++);
+    if (takesId) Arg('id', () => ID, { description: ROW_ID })(prototype, method, index++);
     for (const argument of argumentsOf) {
       Arg(argument.name, GRAPHQL_TYPES[argument.kind] as () => typeof String, { nullable: !argument.required, description: argument.description })(
         prototype,
@@ -73,7 +75,7 @@ function declarePageQuery(prototype: Record<string, unknown>, operation: DomainO
   const descriptor = Object.getOwnPropertyDescriptor(prototype, method)!;
   Query(() => typesOf(resource).page, { name: operation.operationId, description: operation.summary })(prototype, method, descriptor);
   let index = 0;
-  if (takesId) Arg('id', () => ID)(prototype, method, index++);
+  if (takesId) Arg('id', () => ID, { description: ROW_ID })(prototype, method, index++);
   Args(() => ListArgs)(prototype, method, index++);
   Ctx()(prototype, method, index);
 }

@@ -2,6 +2,7 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { NotFoundError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
+import { relationDescription } from '../model/descriptions';
 import { summarizePage, type PageResult } from '../engine/page';
 import type { GraphqlContext } from './context';
 import { contentColumns } from './selection';
@@ -25,19 +26,22 @@ export function resourceResolver(resource: Resource, resources: readonly Resourc
 
   @Resolver(() => resource.entity)
   class ResourceResolver {
-    @Query(() => page, { name: resource.listName, description: `List ${resource.listName}` })
+    @Query(() => page, {
+      name: resource.listName,
+      description: `One page of ${resource.listName} the caller may read (GET /api/${resource.path}), filtered, searched and sorted by the arguments`,
+    })
     async list(
       @Args(() => ListArgs) args: ListArgs,
       @Ctx() { ctx }: GraphqlContext,
       @Info() info: GraphQLResolveInfo,
       // A nested collection's list names its parent, as its REST path does.
-      @when(parent !== undefined, Arg(parent?.field ?? 'parentId', () => ID)) parentId?: string,
+      @when(parent !== undefined, Arg(parent?.field ?? 'parentId', () => ID, { description: `The ${parent?.field} of every row` })) parentId?: string,
     ) {
       return pageOf(await ctx.services.resource(resource.path).list(ctx, { ...args, columns: contentColumns(info, resource), parentId }));
     }
 
     @Query(() => resource.entity, { name: resource.itemName, nullable: true, description: `One ${resource.name} by id; null when absent` })
-    async item(@Arg('id', () => ID) id: string, @Ctx() { ctx }: GraphqlContext) {
+    async item(@Arg('id', () => ID, { description: `The ${resource.name}'s id (UUID)` }) id: string, @Ctx() { ctx }: GraphqlContext) {
       try {
         return await ctx.services.resource(resource.path).get(ctx, id);
       } catch (error) {
@@ -46,18 +50,40 @@ export function resourceResolver(resource: Resource, resources: readonly Resourc
       }
     }
 
-    @when(create, Mutation(() => resource.entity, { name: `create${resource.name}` }))
-    create(@when(create, Arg('input', () => createInput)) input: object, @Ctx() { ctx }: GraphqlContext) {
+    @when(
+      create,
+      Mutation(() => resource.entity, {
+        name: `create${resource.name}`,
+        description: `Creates a ${resource.name} (POST /api/${resource.path}) and answers it`,
+      }),
+    )
+    create(@when(create, Arg('input', () => createInput, { description: `The new ${resource.name}'s fields` })) input: object, @Ctx() { ctx }: GraphqlContext) {
       return ctx.services.resource(resource.path).create(ctx, { ...input });
     }
 
-    @when(update, Mutation(() => resource.entity, { name: `update${resource.name}` }))
-    update(@when(update, Arg('id', () => ID)) id: string, @when(update, Arg('input', () => updateInput)) input: object, @Ctx() { ctx }: GraphqlContext) {
+    @when(
+      update,
+      Mutation(() => resource.entity, {
+        name: `update${resource.name}`,
+        description: `Updates a ${resource.name} (PUT /api/${resource.path}/{id}) and answers it`,
+      }),
+    )
+    update(
+      @when(update, Arg('id', () => ID, { description: `The ${resource.name}'s id (UUID)` })) id: string,
+      @when(update, Arg('input', () => updateInput, { description: 'The fields to write; the others are left unchanged' })) input: object,
+      @Ctx() { ctx }: GraphqlContext,
+    ) {
       return ctx.services.resource(resource.path).update(ctx, id, { ...input });
     }
 
-    @when(remove, Mutation(() => Boolean, { name: `delete${resource.name}` }))
-    async remove(@when(remove, Arg('id', () => ID)) id: string, @Ctx() { ctx }: GraphqlContext) {
+    @when(
+      remove,
+      Mutation(() => Boolean, {
+        name: `delete${resource.name}`,
+        description: `Deletes a ${resource.name} (DELETE /api/${resource.path}/{id}); true once deleted`,
+      }),
+    )
+    async remove(@when(remove, Arg('id', () => ID, { description: `The ${resource.name}'s id (UUID)` })) id: string, @Ctx() { ctx }: GraphqlContext) {
       await ctx.services.resource(resource.path).delete(ctx, id);
       return true;
     }
@@ -92,7 +118,7 @@ function addReferenceFields(resolver: Function, resource: Resource): void {
         return typeof id === 'string' ? ctx.loaders.byId(target()).load(id) : null;
       },
       (prototype, method, descriptor) => {
-        FieldResolver(() => target(), { name: relation, nullable: true })(prototype, method, descriptor);
+        FieldResolver(() => target(), { name: relation, nullable: true, description: relationDescription(field) })(prototype, method, descriptor);
         Root()(prototype, method, 0);
         Ctx()(prototype, method, 1);
       },
@@ -115,7 +141,8 @@ function addCollectionFields(resolver: Function, resource: Resource, resources: 
           return pageOf(await ctx.loaders.children(service, field.name, params).load(root.id));
         },
         (prototype, method, descriptor) => {
-          FieldResolver(() => typesOf(child).page, { name: inverse })(prototype, method, descriptor);
+          const description = `One page of the ${child.listName} whose ${field.name} is this ${resource.name}, filtered, searched and sorted by the arguments`;
+          FieldResolver(() => typesOf(child).page, { name: inverse, description })(prototype, method, descriptor);
           Root()(prototype, method, 0);
           Args(() => ListArgs)(prototype, method, 1);
           Ctx()(prototype, method, 2);

@@ -23,8 +23,19 @@ export function buildGraphqlSchema(resources: readonly Resource[]): GraphQLSchem
       SubscriptionResolver,
     ] as [Function, ...Function[]];
     built = buildSchemaSync({ resolvers, validate: false, emitSchemaFile: false, pubSub: noPubSub });
+    describeRootTypes(built);
     explainEnumRefusals(built);
     confirmAccessAtRootFields(built);
   }
   return built;
+}
+
+/** type-graphql declares the root types itself: their texts are set on the built schema. */
+function describeRootTypes(schema: GraphQLSchema): void {
+  const query = schema.getQueryType();
+  const mutation = schema.getMutationType();
+  const subscription = schema.getSubscriptionType();
+  if (query) query.description = 'Reads: every collection as a page and by id, the caller (me), and the read operations';
+  if (mutation) mutation.description = 'Writes: create, update and delete of each collection that has them, and the domain operations';
+  if (subscription) subscription.description = 'Live updates over the graphql-ws protocol at /graphql (WebSocket only)';
 }

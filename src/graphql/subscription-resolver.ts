@@ -24,6 +24,8 @@ export const noPubSub: PubSub = {
   },
 };
 
+const PROJECT_ID = "The project's id (UUID)";
+
 /** The id argument `field`, refused (400) unless it is a UUID. */
 function idArgument(field: string, value: unknown): string {
   if (typeof value !== 'string' || !isUuid(value)) throw BadRequestError.forField(field, 'must be a UUID');
@@ -60,7 +62,7 @@ export class SubscriptionResolver {
       return live.stream(context, { key: changeKeys.ofProject('task', projectId) });
     },
   })
-  taskChanged(@Root() task: Task, @Arg('projectId', () => ID) _projectId: string): Task {
+  taskChanged(@Root() task: Task, @Arg('projectId', () => ID, { description: PROJECT_ID }) _projectId: string): Task {
     return task;
   }
 
@@ -80,7 +82,7 @@ export class SubscriptionResolver {
   })
   platformEventRecorded(
     @Root() event: PlatformEvent,
-    @Arg('projectId', () => ID) _projectId: string,
+    @Arg('projectId', () => ID, { description: PROJECT_ID }) _projectId: string,
     @Arg('eventTypes', () => [String], { nullable: true, description: 'Only events of these types (eventType); all when omitted' })
     _eventTypes?: string[] | null,
   ): PlatformEvent {
@@ -97,7 +99,7 @@ export class SubscriptionResolver {
       return live.stream(context, { key: changeKeys.ofRow('activity', id), ends: (change) => change.op === 'delete' });
     },
   })
-  activityChanged(@Root() activity: Activity, @Arg('id', () => ID) _id: string): Activity {
+  activityChanged(@Root() activity: Activity, @Arg('id', () => ID, { description: "The activity's id (UUID)" }) _id: string): Activity {
     return activity;
   }
 }

@@ -4,25 +4,26 @@ import type { Resource } from '../model/resource';
 import { DateTimeScalar, JSONScalar } from '../model/scalars';
 import { isWritable, type WriteMode } from '../engine/input';
 import { defaultPageSize } from '../query/paging';
+import { CHANGE_SEQUENCE_TOKEN, createRequestDescription, LIST_ARGUMENTS, PAGE_FIELDS, pageDescription, updateRequestDescription } from '../model/descriptions';
 
 type ClassType = new () => object;
 
 /** Arguments of every list query and to-many relation field. */
 @ArgsType()
 export class ListArgs {
-  @Field(() => Int, { nullable: true, description: 'Page index (0-based; 1-based on the data-forms and assistants listings)' })
+  @Field(() => Int, { nullable: true, description: LIST_ARGUMENTS.page })
   page?: number;
 
-  @Field(() => Int, { nullable: true })
+  @Field(() => Int, { nullable: true, description: LIST_ARGUMENTS.pageSize })
   pageSize?: number;
 
-  @Field(() => String, { nullable: true, description: "Filter expression, e.g. name=='x' and priority>2" })
+  @Field(() => String, { nullable: true, description: LIST_ARGUMENTS.filter })
   filter?: string;
 
-  @Field(() => String, { nullable: true, description: 'Free text over the searchable fields' })
+  @Field(() => String, { nullable: true, description: LIST_ARGUMENTS.query })
   query?: string;
 
-  @Field(() => String, { nullable: true, description: 'field:direction pairs separated by ;' })
+  @Field(() => String, { nullable: true, description: LIST_ARGUMENTS.sort })
   sort?: string;
 }
 
@@ -51,10 +52,11 @@ function namedClass(name: string): ClassType {
 
 function pageType(resource: Resource): ClassType {
   const Page = namedClass(`${resource.name}Page`);
-  ObjectType(`${resource.name}Page`, { description: `One page of ${resource.listName}`, simpleResolvers: true })(Page);
+  ObjectType(`${resource.name}Page`, { description: pageDescription(resource.listName), simpleResolvers: true })(Page);
   // The cost estimate of a list that names no pageSize counts the rows it will answer (see limits.ts).
   Extensions({ defaultPageSize: defaultPageSize(resource.paging) })(Page);
-  const field = (name: string, type: () => unknown) => Field(type as () => typeof Int)(Page.prototype, name);
+  const field = (name: keyof typeof PAGE_FIELDS, type: () => unknown) =>
+    Field(type as () => typeof Int, { description: PAGE_FIELDS[name] })(Page.prototype, name);
   field('content', () => [resource.entity]);
   field('totalElements', () => Int);
   field('totalPages', () => Int);
@@ -69,13 +71,14 @@ function pageType(resource: Resource): ClassType {
 function inputType(resource: Resource, mode: WriteMode): ClassType {
   const name = `${resource.name}${mode === 'create' ? 'Create' : 'Update'}Request`;
   const Input = namedClass(name);
-  InputType(name)(Input);
+  const description = mode === 'create' ? createRequestDescription(resource.name, resource.path) : updateRequestDescription(resource.name, resource.path);
+  InputType(name, { description })(Input);
   for (const field of resource.fields.filter((f) => isWritable(f, mode))) {
     const required = mode === 'create' && field.options.required === true;
     Field(graphqlInputType(field) as () => typeof String, { nullable: !required, description: field.options.description })(Input.prototype, field.name);
   }
   if (mode === 'update') {
-    Field(() => Int, { nullable: true, description: 'Optimistic-locking token: a stale value is refused with CONFLICT' })(Input.prototype, 'changeSequence');
+    Field(() => Int, { nullable: true, description: CHANGE_SEQUENCE_TOKEN })(Input.prototype, 'changeSequence');
   }
   return Input;
 }

@@ -9,13 +9,13 @@ import { JSONScalar } from './scalars';
 
 @ObjectType('AgentServiceBridge', { description: "A service bridge an agent session may call: agentCallable and bound to the session's project" })
 export class AgentServiceBridge {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The service bridge's id" })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The service bridge's slug" })
   slug!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The service bridge's name" })
   name!: string;
 
   @Field(() => [String], { description: "The endpoints' names, for endpoint_name" })
@@ -24,7 +24,7 @@ export class AgentServiceBridge {
 
 @ObjectType('AgentServiceBridgeList', { description: 'The service bridges an agent session may call' })
 export class AgentServiceBridgeList {
-  @Field(() => [AgentServiceBridge])
+  @Field(() => [AgentServiceBridge], { description: 'The bridges, each with the names of its endpoints' })
   bridges!: AgentServiceBridge[];
 }
 

@@ -12,10 +12,10 @@ export const BATCH_UPDATE_LIMIT = 1000;
   description: 'The content object an operation named, with its change sequence after the write (the current one on failure)',
 })
 export class BatchUpdateContentObject {
-  @Field(() => ID)
+  @Field(() => ID, { description: "The content object's id" })
   id!: string;
 
-  @Field(() => Int)
+  @Field(() => Int, { description: "The content object's changeSequence after the write; the current one when the operation failed" })
   changeSequence!: number;
 }
 
@@ -24,7 +24,7 @@ export class BatchUpdateOperationResult {
   @Field(() => Int, { description: 'Position of the operation in the request, from 0' })
   index!: number;
 
-  @Field(() => Boolean)
+  @Field(() => Boolean, { description: 'Whether the operation succeeded' })
   ok!: boolean;
 
   @Field(() => Int, { description: 'The status the single PUT /api/content-objects/{id} would have answered' })
@@ -42,6 +42,6 @@ export class BatchUpdateOperationResult {
 
 @ObjectType('BatchUpdateResult', { description: 'One result per operation, in request order' })
 export class BatchUpdateResult {
-  @Field(() => [BatchUpdateOperationResult])
+  @Field(() => [BatchUpdateOperationResult], { description: 'One result per operation, in request order' })
   results!: BatchUpdateOperationResult[];
 }

@@ -13,18 +13,18 @@ export class TemplateItem {
   @Field(() => String, { description: 'taskStatus, documentStatus, activityPlan or trigger' })
   kind!: TemplateItemKind;
 
-  @Field(() => ID)
+  @Field(() => ID, { description: "The row's id" })
   id!: string;
 
-  @Field(() => String)
+  @Field(() => String, { description: "The row's slug" })
   slug!: string;
 }
 
 @ObjectType('TemplateApplication', { description: 'What applying a project template created, and what it found already there (same slug) and left as it was' })
 export class TemplateApplication {
-  @Field(() => [TemplateItem])
+  @Field(() => [TemplateItem], { description: 'The rows the template created' })
   created: TemplateItem[] = [];
 
-  @Field(() => [TemplateItem])
+  @Field(() => [TemplateItem], { description: 'The rows already there with the same slug, left as they were' })
   skipped: TemplateItem[] = [];
 }

@@ -1,4 +1,5 @@
-import { registeredEnums } from '../model/enums';
+import { enumSchemaDescription, registeredEnums } from '../model/enums';
+import { LIST_ARGUMENTS, PAGE_FIELDS, pageDescription } from '../model/descriptions';
 import type { JsonSchema } from '../model/fields';
 import { upperFirst } from '../model/naming';
 import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
@@ -7,7 +8,7 @@ import type { Resource } from '../model/resource';
 import { resources as registeredResources } from '../catalog/registry';
 import { ModuleRegistry } from '../engine/module-registry';
 import { modules } from '../modules';
-import { entitySchema, requestSchema } from './field-schemas';
+import { described, entitySchema, requestSchema } from './field-schemas';
 import { addObjectTypeSchemas } from './object-type-schema';
 import { withIdempotencyKeys } from './idempotency';
 import { OPENAI_ERROR_TYPES } from '../errors/openai-error';
@@ -140,16 +141,17 @@ function listParameters(resource: Resource): JsonSchema[] {
       name: 'pageSize',
       in: 'query',
       schema: { type: 'integer', format: 'int32', minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 },
+      description: 'Rows per page',
     },
     {
       name: 'sort',
       in: 'query',
       schema: oneBased ? { type: 'array', items: { type: 'string' } } : { type: 'string' },
       ...(oneBased ? { style: 'form', explode: true } : {}),
-      description: oneBased ? 'field:direction pairs separated by ;, or field,direction with the parameter repeated' : 'field:direction pairs separated by ;',
+      description: oneBased ? `${LIST_ARGUMENTS.sort}, or field,direction with the parameter repeated` : LIST_ARGUMENTS.sort,
     },
-    { name: 'filter', in: 'query', schema: { type: 'string' }, description: "e.g. name=='x' and (priority>2 or statusSlug=in=('open','done'))" },
-    { name: 'query', in: 'query', schema: { type: 'string' }, description: 'Free-text search over the searchable fields' },
+    { name: 'filter', in: 'query', schema: { type: 'string' }, description: LIST_ARGUMENTS.filter },
+    { name: 'query', in: 'query', schema: { type: 'string' }, description: LIST_ARGUMENTS.query },
   ];
 }
 
@@ -555,21 +557,22 @@ const chatSchemas: Record<string, JsonSchema> = {
   },
 };
 
-function pageSchema(name: string): JsonSchema {
+function pageSchema(resource: Resource): JsonSchema {
   const int32 = { type: 'integer', format: 'int32' };
   return {
     type: 'object',
+    description: pageDescription(resource.listName),
     properties: {
-      content: { type: 'array', items: ref(name) },
-      first: { type: 'boolean' },
-      last: { type: 'boolean' },
-      number: { ...int32, description: 'Current page, 0-indexed' },
-      numberOfElements: int32,
-      size: int32,
-      totalElements: { type: 'integer', format: 'int64' },
-      totalPages: int32,
-      pageable: ref('Pageable'),
-      sort: ref('SortObject'),
+      content: { type: 'array', items: ref(resource.name), description: PAGE_FIELDS.content },
+      first: { type: 'boolean', description: PAGE_FIELDS.first },
+      last: { type: 'boolean', description: PAGE_FIELDS.last },
+      number: { ...int32, description: PAGE_FIELDS.number },
+      numberOfElements: { ...int32, description: PAGE_FIELDS.numberOfElements },
+      size: { ...int32, description: PAGE_FIELDS.size },
+      totalElements: { type: 'integer', format: 'int64', description: PAGE_FIELDS.totalElements },
+      totalPages: { ...int32, description: PAGE_FIELDS.totalPages },
+      pageable: described(ref('Pageable'), 'The paging this page was read with'),
+      sort: described(ref('SortObject'), 'Whether this page is sorted'),
     },
     required: ['content', 'first', 'last', 'number', 'numberOfElements', 'size', 'totalElements', 'totalPages', 'pageable', 'sort'],
   };
@@ -629,12 +632,13 @@ const sharedSchemas: Record<string, JsonSchema> = {
 /** The OpenAPI 3.0.3 document of the whole API, derived from the same declarations as GraphQL. */
 export function buildOpenApiDocument(resources: readonly Resource[]): Record<string, unknown> {
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas, ...chatSchemas };
-  for (const definition of registeredEnums()) schemas[definition.name] = { type: 'string', enum: [...definition.values] };
+  for (const definition of registeredEnums())
+    schemas[definition.name] = { type: 'string', description: enumSchemaDescription(definition), enum: [...definition.values] };
   for (const resource of resources) {
     schemas[resource.name] = entitySchema(resource.entity, resource.fields);
     if (resource.operations.create) schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
     if (resource.operations.update) schemas[`${resource.name}UpdateRequest`] = requestSchema(resource, 'update');
-    schemas[`${resource.name}Page`] = pageSchema(resource.name);
+    schemas[`${resource.name}Page`] = pageSchema(resource);
   }
   for (const operation of operations) {
     if ('schema' in operation.answer) addObjectTypeSchemas(schemas, operation.answer.graphql(), operation.answer.schema);

@@ -2,6 +2,8 @@ import type { FieldMeta, JsonSchema } from '../model/fields';
 import { fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { isWritable, type WriteMode } from '../engine/input';
+import { getMetadataStorage } from 'type-graphql';
+import { CHANGE_SEQUENCE_TOKEN, createRequestDescription, relationDescription, updateRequestDescription } from '../model/descriptions';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -64,11 +66,18 @@ export function entitySchema(entity: Function & { name: string }, fields: FieldM
     if (field.options.responseRequired !== false) required.push(field.name);
     const reference = field.reference;
     if (reference?.embed) {
-      properties[reference.relation] = nullableRef(reference.target().name, true, 'object');
+      properties[reference.relation] = { ...nullableRef(reference.target().name, true, 'object'), description: relationDescription(field) };
       if (reference.embedRequired) required.push(reference.relation);
     }
   }
-  return { type: 'object', description: `${entity.name} as returned by the API`, properties, required };
+  return { type: 'object', description: typeDescription(entity), properties, required };
+}
+
+/** The text an entity's GraphQL type declares (`@ObjectType({ description })`), so that both documents show it. */
+export function typeDescription(entity: Function): string {
+  const declared = getMetadataStorage().objectTypes.find((o) => o.target === entity)?.description;
+  if (!declared) throw new Error(`${entity.name} declares no description: give its @ObjectType one`);
+  return declared;
 }
 
 /** `<Entity>CreateRequest` / `<Entity>UpdateRequest`: the fields a body may write, with the specification's required lists. */
@@ -76,12 +85,7 @@ export function requestSchema(resource: Resource, mode: WriteMode): JsonSchema {
   const properties: Record<string, JsonSchema> = {};
   const required: string[] = [];
   if (mode === 'update') {
-    properties.changeSequence = {
-      type: 'integer',
-      format: 'int32',
-      nullable: true,
-      description: 'Optimistic-locking token: a non-null value that is not the current changeSequence is refused with 409',
-    };
+    properties.changeSequence = { type: 'integer', format: 'int32', nullable: true, description: CHANGE_SEQUENCE_TOKEN };
   }
   // A nested collection's create takes its parent from the path (`{orgId}`), not from the body.
   const parentField = mode === 'create' ? resource.parent?.field : undefined;
@@ -95,5 +99,6 @@ export function requestSchema(resource: Resource, mode: WriteMode): JsonSchema {
       };
     }
   }
-  return { type: 'object', properties, ...(required.length ? { required } : {}) };
+  const description = mode === 'create' ? createRequestDescription(resource.name, resource.path) : updateRequestDescription(resource.name, resource.path);
+  return { type: 'object', description, properties, ...(required.length ? { required } : {}) };
 }
