@@ -30,6 +30,7 @@ import { aiGatewayRouter } from './rest/ai-gateway-router';
 import { bridgeProxyRouter } from './rest/bridge-proxy-router';
 import { errorHandler, notFoundHandler } from './rest/error-handler';
 import { ApiRoutes } from './rest/api-routes';
+import { methodNotAllowed } from './rest/method-not-allowed';
 import { operationRoutersBySegment } from './rest/operation-router';
 import { expressPath, resourceRouter } from './rest/resource-router';
 import { fixedJsonAnswer, onlyExplicitValidators } from './rest/validators';
@@ -270,11 +271,14 @@ export async function createApp(orm: MikroORM, options: AppOptions): Promise<App
   app.use(rateLimit(limits, rateSubject, metrics.rateLimitRefused));
   if (replicated) app.use(trackWrites(replicated));
   app.get('/', indexHandler(openApi.info as { title: string; version: string }));
+  // Another method of these paths is 405 naming GET and HEAD, as under /api.
+  for (const path of ['/metrics', '/health', '/health/live', '/']) app.all(path, methodNotAllowed(['GET']));
   app.use('/swagger-ui', labelRoute('/swagger-ui/*'));
   app.use(explorerRouter());
   app.use(accountCallbackRouter(orm, services));
   app.use(requireCaller);
   app.get('/v3/api-docs', fixedJsonAnswer(openApi));
+  app.all('/v3/api-docs', methodNotAllowed(['GET']));
   // POSTs with an Idempotency-Key (REST under /api, GraphQL mutations): the caller is known from here on.
   app.use(idempotency(idempotentAnswers));
   app.use('/api', boundedJsonAnswers);

@@ -163,7 +163,7 @@ describe('a removal from a team during a running GraphQL document', () => {
         expect((await rest(w, `/api/projects?filter=${encodeURIComponent(variables(w).projects)}`)).body.totalElements).toBe(0);
         expect((await rest(w, `/api/tasks/${w.task.id}`)).status).toBe(403);
         expect((await rest(w, `/api/tasks/${later.id}`)).status).toBe(403);
-        const exported = await rest(w, `/api/tasks?filter=${encodeURIComponent(variables(w).tasks)}&format=ndjson`);
+        const exported = await rest(w, `/api/tasks/export?filter=${encodeURIComponent(variables(w).tasks)}&format=ndjson`);
         expect(exported.status).toBe(200);
         expect(exported.text.trim()).toBe('');
       });
@@ -249,7 +249,7 @@ describe('a removal from a team during a running export', () => {
     const large = 'x'.repeat(600_000);
     // More than the connection's buffers hold (a few MB on loopback), however slow the removal below is to commit.
     for (let i = 0; i < 29; i += 1) await createTask(server, w.project.id, { title: unique('large'), description: large });
-    const path = `/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${w.project.id}`)}`;
+    const path = `/api/tasks/export?format=ndjson&filter=${encodeURIComponent(`projectId==${w.project.id}`)}`;
     const response = await fetch(server.url + path, { headers: { 'x-api-key': w.key } });
     expect(response.status).toBe(200);
     const reader = response.body!.getReader();

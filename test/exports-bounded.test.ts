@@ -63,7 +63,7 @@ afterAll(async () => {
 });
 
 const bigExport = (format = 'ndjson', sort = '') =>
-  `/api/tasks?format=${format}&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}${sort ? `&sort=${sort}` : ''}`;
+  `/api/tasks/export?format=${format}&filter=${encodeURIComponent(`projectId==${bigProject.id}`)}${sort ? `&sort=${sort}` : ''}`;
 
 /** Opens an export and reads nothing of it (past its status line): the answer, paused. */
 function openExport(via: TestServer, path: string, key: string): Promise<IncomingMessage> {
@@ -123,7 +123,7 @@ describe('EXPORT_MAX_CONCURRENT_PER_USER', () => {
     }
     // The JSON page is no export; another user's export is theirs to count.
     expect((await server.request('GET', '/api/tasks?pageSize=1', { key: alice.keys[0] })).status).toBe(200);
-    const bobs = await server.request('GET', `/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${bobProject.id}`)}`, { key: bob.key });
+    const bobs = await server.request('GET', `/api/tasks/export?format=ndjson&filter=${encodeURIComponent(`projectId==${bobProject.id}`)}`, { key: bob.key });
     expect(bobs.status, bobs.text).toBe(200);
     expect(bobs.text.trim().split('\n')).toHaveLength(1);
 
@@ -137,12 +137,12 @@ describe('EXPORT_MAX_CONCURRENT_PER_USER', () => {
     // A server of its own: the counts of the test before are released only once that server sees its clients gone.
     const fresh = await startServer({ exportMaxConcurrentPerUser: 2 });
     try {
-      const small = `/api/tasks?format=csv&filter=${encodeURIComponent(`projectId==${bigProject.id};title=="Big 1"`)}`;
+      const small = `/api/tasks/export?format=csv&filter=${encodeURIComponent(`projectId==${bigProject.id};title=="Big 1"`)}`;
       for (let i = 0; i < 3; i++) {
         const whole = await fresh.request('GET', small, { key: alice.keys[i % 2] });
         expect(whole.status, whole.text.slice(0, 200)).toBe(200);
         expect(whole.text.endsWith('\r\n')).toBe(true);
-        const refused = await fresh.request('GET', '/api/tasks?format=ndjson&filter=nope==1', { key: alice.keys[i % 2] });
+        const refused = await fresh.request('GET', '/api/tasks/export?format=ndjson&filter=nope==1', { key: alice.keys[i % 2] });
         expect(refused.status).toBe(400);
       }
       const held = [await openExport(fresh, bigExport(), alice.keys[0]), await openExport(fresh, bigExport(), alice.keys[1])];
@@ -257,7 +257,7 @@ describe('EXPORT_MAX_ROWS while streaming', () => {
     try {
       const project = await createProject(server, bigProject.organizationId, {}, alice.keys[0]);
       for (let i = 0; i < 6; i++) await createTask(server, project.id, { title: `Exact ${i}` }, alice.keys[0]);
-      const path = `/api/tasks?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=updatedOn:asc`;
+      const path = `/api/tasks/export?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=updatedOn:asc`;
       const ndjson = await exact.request('GET', `${path}&format=ndjson`, { key: alice.keys[0] });
       const lines = ndjson.text.split('\n');
       expect(lines.pop()).toBe('');
@@ -280,7 +280,7 @@ describe('CSV cells', () => {
     for (const [i, title] of [...formulas, ...harmless].entries()) {
       created.push(await createTask(server, project.id, { title, priority: -3 - i, properties: { note: '=1+1' } }, alice.keys[0]));
     }
-    const path = `/api/tasks?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=priority:desc`;
+    const path = `/api/tasks/export?filter=${encodeURIComponent(`projectId==${project.id}`)}&sort=priority:desc`;
 
     const csv = await server.request('GET', `${path}&format=csv`, { key: alice.keys[0] });
     expect(csv.status, csv.text).toBe(200);

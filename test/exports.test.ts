@@ -7,9 +7,10 @@ import { createUser } from './support/resource-bodies';
 import { startServer, unique, type TestServer } from './support/server';
 
 /**
- * Every list answers `?format=csv|ndjson` (or an Accept header asking for either) with all the rows of
- * the JSON list's filter, query and sort, read by keyset in batches (three rows per batch here, so that
- * every export crosses many of them), streamed as the client takes them.
+ * Every list has an export at its path plus `/export`, which answers `?format=csv|ndjson` (or an Accept
+ * header asking for either; NDJSON otherwise) with all the rows of the JSON list's filter, query and
+ * sort, read by keyset in batches (three rows per batch here, so that every export crosses many of
+ * them), streamed as the client takes them. The list itself answers JSON only.
  */
 type Row = Record<string, any>;
 
@@ -93,7 +94,7 @@ describe('an export', () => {
 
   it.each(queries)('holds the rows of the JSON list, in its order: %s', async (query) => {
     const listed = await listedIds(query);
-    const exported = await ndjson(`/api/tasks?${query}&format=ndjson`);
+    const exported = await ndjson(`/api/tasks/export?${query}&format=ndjson`);
     expect(exported.status, exported.text).toBe(200);
     expect(exported.type).toMatch(/^application\/x-ndjson/);
     expect(exported.rows.map((t) => t.id)).toEqual(listed);
@@ -114,7 +115,7 @@ describe('an export', () => {
         ]
           .filter(Boolean)
           .join('&');
-        const exported = await ndjson(`/api/tasks?${query}&format=ndjson`);
+        const exported = await ndjson(`/api/tasks/export?${query}&format=ndjson`);
         expect(exported.status, exported.text).toBe(200);
         expect(exported.rows.map((t) => t.id)).toEqual(await listedIds(query));
       }),
@@ -123,7 +124,7 @@ describe('an export', () => {
   });
 
   it("shows every row of the caller's organizations and no other, as the JSON list does", async () => {
-    const exported = await ndjson('/api/tasks?format=ndjson');
+    const exported = await ndjson('/api/tasks/export?format=ndjson');
     const ids = exported.rows.map((t) => t.id);
     expect(new Set(ids)).toEqual(new Set(tasks.map((t) => t.id)));
     expect(ids.some((id) => strangerTaskIds.has(id))).toBe(false);
@@ -141,7 +142,7 @@ describe('an export', () => {
       });
       expect(secret.status, secret.text).toBe(201);
     }
-    const exported = await ndjson(`/api/organizations/${org.id}/secrets?format=ndjson`);
+    const exported = await ndjson(`/api/organizations/${org.id}/secrets/export?format=ndjson`);
     expect(exported.status, exported.text).toBe(200);
     expect(exported.rows).toHaveLength(2);
     expect(exported.rows.every((s) => s.organizationId === org.id)).toBe(true);
@@ -150,7 +151,7 @@ describe('an export', () => {
   it('is CSV with a header of the field names, quoted as RFC 4180 says, objects as JSON text, null as an empty cell', async () => {
     const title = 'Commas, "quotes"\nnew lines\r\nand ünïcödé 😀';
     const task = await createTask(server, projects[0].id, { title, properties: { a: [1, 'x,y'] }, priority: 7 }, member.key);
-    const answer = await server.request('GET', `/api/tasks?filter=${encodeURIComponent(`id==${task.id}`)}`, {
+    const answer = await server.request('GET', `/api/tasks/export?filter=${encodeURIComponent(`id==${task.id}`)}`, {
       key: member.key,
       headers: { accept: 'text/csv' },
     });
@@ -171,41 +172,132 @@ describe('an export', () => {
     expect(cells.createdOn).toBe(json.createdOn);
 
     // An embedded object is a cell of JSON text, as the JSON list shows it.
-    const projectCsv = await server.request('GET', `/api/projects?format=csv&filter=${encodeURIComponent(`id==${projects[0].id}`)}`, { key: member.key });
+    const projectCsv = await server.request('GET', `/api/projects/export?format=csv&filter=${encodeURIComponent(`id==${projects[0].id}`)}`, {
+      key: member.key,
+    });
     const [projectHeader, projectRecord] = parseCsv(projectCsv.text);
     const listedProject = (await server.request('GET', `/api/projects/${projects[0].id}`, { key: member.key })).body;
     expect(projectHeader).toEqual(Object.keys(listedProject));
     expect(JSON.parse(projectRecord[projectHeader.indexOf('organization')])).toEqual(listedProject.organization);
   });
 
-  it('is chosen by format over Accept; format=json is the page; any other format is 400 naming it', async () => {
-    const csv = await server.request('GET', '/api/tasks?format=csv', { key: member.key, headers: { accept: 'application/x-ndjson' } });
-    expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    const page = await server.request('GET', '/api/tasks?format=json', { key: member.key, headers: { accept: 'text/csv' } });
-    expect(page.body.content).toBeInstanceOf(Array);
-    const json = await server.request('GET', '/api/tasks', { key: member.key, headers: { accept: 'application/json, text/csv;q=0.5' } });
-    expect(json.body.content).toBeInstanceOf(Array);
-    const wrong = await server.request('GET', '/api/tasks?format=xml', { key: member.key });
-    expect(wrong.status).toBe(400);
-    expect(wrong.body.message).toBe('format: must be csv, ndjson or json');
+  it('is chosen by format over Accept, else by Accept, NDJSON when neither asks for CSV; another format is 400 naming it', async () => {
+    const only = `filter=${encodeURIComponent(`id==${tasks[0].id}`)}`;
+    const typeOf = async (query: string, accept?: string) => {
+      const answer = await server.request('GET', `/api/tasks/export?${query}`, { key: member.key, headers: accept ? { accept } : {} });
+      expect(answer.status, answer.text).toBe(200);
+      return answer.headers.get('content-type');
+    };
+    expect(await typeOf(`${only}&format=csv`, 'application/x-ndjson')).toBe('text/csv; charset=utf-8');
+    expect(await typeOf(`${only}&format=ndjson`, 'text/csv')).toBe('application/x-ndjson; charset=utf-8');
+    expect(await typeOf(only, 'text/csv')).toBe('text/csv; charset=utf-8');
+    expect(await typeOf(only, 'application/x-ndjson;q=0.5, text/csv')).toBe('text/csv; charset=utf-8');
+    expect(await typeOf(only, 'application/x-ndjson')).toBe('application/x-ndjson; charset=utf-8');
+    for (const accept of [undefined, '*/*', 'application/json']) expect(await typeOf(only, accept), accept).toBe('application/x-ndjson; charset=utf-8');
+    for (const format of ['json', 'xml', '']) {
+      const wrong = await server.request('GET', `/api/tasks/export?format=${format}`, { key: member.key });
+      expect(wrong.status, format).toBe(400);
+      expect(wrong.body).toMatchObject({
+        status: 400,
+        message: 'format: must be csv or ndjson',
+        details: [{ field: 'format', message: 'must be csv or ndjson' }],
+      });
+    }
   });
 
+  it('ignores page and pageSize: every matching row', async () => {
+    const whole = await ndjson('/api/tasks/export');
+    const paged = await ndjson('/api/tasks/export?page=2&pageSize=1');
+    expect(paged.status, paged.text).toBe(200);
+    expect(paged.rows.map((t) => t.id)).toEqual(whole.rows.map((t) => t.id));
+    const listed = await server.request('GET', '/api/tasks?pageSize=1', { key: member.key });
+    expect(paged.rows).toHaveLength(listed.body.totalElements);
+    expect(paged.rows.length).toBeGreaterThan(1);
+  });
+
+  it('answers HEAD with the headers of its GET and no rows, and refuses it past EXPORT_MAX_ROWS as GET', async () => {
+    const head = await server.request('HEAD', '/api/tasks/export?format=csv', { key: member.key });
+    expect([head.status, head.text]).toEqual([200, '']);
+    expect(head.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    expect(head.headers.get('content-disposition')).toBe('attachment; filename="tasks.csv"');
+    expect((await capped.request('HEAD', '/api/tasks/export', { key: member.key })).status).toBe(400);
+  });
+
+  it('is its own path, never an item: export is no id, and other methods are 405 naming GET and HEAD', async () => {
+    const exported = await ndjson(`/api/tasks/export?filter=${encodeURIComponent(`id==${tasks[0].id}`)}`);
+    expect(exported.rows.map((t) => t.id)).toEqual([tasks[0].id]);
+    for (const method of ['PUT', 'DELETE', 'POST', 'PATCH']) {
+      const refused = await server.request(method, '/api/tasks/export', { key: member.key, body: {} });
+      expect(refused.status, method).toBe(405);
+      expect(refused.headers.get('allow'), method).toBe('GET, HEAD');
+      expect(refused.body).toEqual({ error: 'Method Not Allowed', status: 405, message: `/api/tasks/export does not support ${method}; allowed: GET, HEAD` });
+    }
+    // Below it, `export` stands where an id does: refused as the non-UUID id it is.
+    const sequence = await server.request('GET', '/api/tasks/export/sequence', { key: member.key });
+    expect(sequence.status).toBe(400);
+    expect(sequence.body.message).toBe('id: must be a UUID');
+  });
+});
+
+describe('a list', () => {
+  const exportOfTasks = 'every matching row as CSV or NDJSON is at GET /api/tasks/export';
+
+  it('answers JSON only: a format parameter is 406 naming the export path', async () => {
+    for (const format of ['csv', 'ndjson', 'json', 'xml']) {
+      const refused = await server.request('GET', `/api/tasks?format=${format}&pageSize=1`, { key: member.key });
+      expect(refused.status, format).toBe(406);
+      expect(refused.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(refused.body).toMatchObject({ error: 'Not Acceptable', status: 406 });
+      expect(refused.body.message).toBe(`/api/tasks answers application/json only (the format parameter asks for another type); ${exportOfTasks}`);
+    }
+  });
+
+  it('answers JSON only: an Accept that admits no JSON is 406 naming the export path, with the parent a nested list names', async () => {
+    for (const accept of ['text/csv', 'application/x-ndjson', 'text/csv, application/x-ndjson', 'application/json;q=0, text/csv', 'text/*']) {
+      const refused = await server.request('GET', '/api/tasks?pageSize=1', { key: member.key, headers: { accept } });
+      expect(refused.status, accept).toBe(406);
+      expect(refused.body.message, accept).toBe(`/api/tasks answers application/json only (Accept asks for another type); ${exportOfTasks}`);
+    }
+    const org = projects[0].organizationId;
+    const nested = await server.request('GET', `/api/organizations/${org}/secrets`, { key: member.key, headers: { accept: 'text/csv' } });
+    expect(nested.status).toBe(406);
+    expect(nested.body.message).toContain(`is at GET /api/organizations/${org}/secrets/export`);
+  });
+
+  it('answers its page to any Accept that admits JSON, and without one', async () => {
+    for (const accept of [
+      undefined,
+      '*/*',
+      'application/json',
+      'application/*',
+      'text/csv, application/json;q=0.1',
+      'text/html,application/xhtml+xml,*/*;q=0.8',
+    ]) {
+      const page = await server.request('GET', '/api/tasks?pageSize=1', { key: member.key, headers: accept ? { accept } : {} });
+      expect(page.status, accept).toBe(200);
+      expect(page.headers.get('content-type'), accept).toMatch(/^application\/json/);
+      expect(page.body.content, accept).toHaveLength(1);
+    }
+  });
+});
+
+describe('an export, bounded', () => {
   it('past EXPORT_MAX_ROWS is 400 naming the limit before anything is streamed; within it, every row', async () => {
-    const refused = await ndjson('/api/tasks?format=ndjson', capped);
+    const refused = await ndjson('/api/tasks/export?format=ndjson', capped);
     expect(refused.status).toBe(400);
     expect(JSON.parse(refused.text)).toMatchObject({
       status: 400,
       message: `the export matches ${tasks.length + 1} rows, more than EXPORT_MAX_ROWS (5): narrow it with filter or query`,
     });
-    const narrowed = await ndjson(`/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${projects[1].id};priority==0`)}`, capped);
+    const narrowed = await ndjson(`/api/tasks/export?format=ndjson&filter=${encodeURIComponent(`projectId==${projects[1].id};priority==0`)}`, capped);
     expect(narrowed.status, narrowed.text).toBe(200);
     expect(narrowed.rows.length).toBeGreaterThan(0);
     expect(narrowed.rows.length).toBeLessThanOrEqual(5);
   });
 
   it('refuses a bad filter or sort with 400 as the JSON list does', async () => {
-    expect((await ndjson('/api/tasks?format=csv&filter=nope==1')).status).toBe(400);
-    expect((await ndjson('/api/tasks?format=csv&sort=nope:asc')).status).toBe(400);
+    expect((await ndjson('/api/tasks/export?format=csv&filter=nope==1')).status).toBe(400);
+    expect((await ndjson('/api/tasks/export?format=csv&sort=nope:asc')).status).toBe(400);
   });
 });
 
@@ -238,7 +330,7 @@ describe('a streamed export', () => {
     const big = await createProject(server, projects[0].organizationId, {}, member.key);
     const description = 'x'.repeat(900_000);
     for (let i = 0; i < 40; i++) await createTask(server, big.id, { title: `Big ${i}`, description }, member.key);
-    const path = `/api/tasks?format=ndjson&filter=${encodeURIComponent(`projectId==${big.id}`)}`;
+    const path = `/api/tasks/export?format=ndjson&filter=${encodeURIComponent(`projectId==${big.id}`)}`;
     const batches = Math.ceil(40 / BATCH);
 
     let answer!: IncomingMessage;

@@ -203,7 +203,7 @@ describe('a noisy neighbour', () => {
       ['30,000 sort terms', () => graphql(attacker.key, 'query($s: String) { tasks(sort: $s) { content { id } } }', { s: longSort })],
       ['long free text over large rows', () => graphql(attacker.key, 'query($q: String) { tasks(query: $q) { totalElements } }', { q: 'x'.repeat(12_000) })],
       ['long =like= over large rows', () => call(attacker.key, 'GET', `/api/tasks?filter=${encodeURIComponent(`description=like='*${'x'.repeat(8_000)}*'`)}`)],
-      ['large rows exported', () => call(attacker.key, 'GET', '/api/tasks?format=ndjson')],
+      ['large rows exported', () => call(attacker.key, 'GET', '/api/tasks/export?format=ndjson')],
     ];
 
     let attacking = true;
@@ -233,7 +233,7 @@ describe('a noisy neighbour', () => {
     for (let i = 0; i < 3; i++) await created(hooks.key, '/api/tasks', { projectId: hooks.project.id, title: `event ${i}` });
 
     // 24 exports of the large rows, none of them read: two stream (and wait), the others are refused.
-    const paused = await Promise.all(Array.from({ length: 24 }, () => pausedExport(attacker.key, '/api/tasks?format=ndjson')));
+    const paused = await Promise.all(Array.from({ length: 24 }, () => pausedExport(attacker.key, '/api/tasks/export?format=ndjson')));
     expect(paused.map((answer) => answer.statusCode).sort()).toEqual([...Array(2).fill(200), ...Array(22).fill(429)]);
 
     // The neighbour's event, amid the attacker's deliveries: its delivery starts within the bound.

@@ -10,7 +10,8 @@ import { afterAll, describe, it } from 'vitest';
 /**
  * The committed schema/openapi.json as its consumers' tools read it: Redocly's recommended rules and
  * Spectral's spectral:oas (redocly.yaml, .spectral.yaml, npm run lint:openapi) find no error, and the
- * types openapi-typescript generates from it compile under `tsc --strict`. The tools are the pinned
+ * types openapi-typescript generates from it compile under `tsc --strict`, typing a list's answer as its
+ * page alone (as openapi-fetch reads it) and an export's as text. The tools are the pinned
  * devDependencies, run as CI runs them.
  */
 
@@ -79,6 +80,13 @@ describe.concurrent('the committed OpenAPI document', () => {
         "export type NotModified = paths['/api/tasks/{id}']['head']['responses'][304];",
         "export type AgentTools = operations['listAgentSessionServiceBridges']['responses'][200]['content']['application/json'];",
         "export type Unsupported = operations['createTask']['responses'][415]['content']['application/json'];",
+        // As openapi-fetch types `data`: the union of the success answer's media types. A list's is its page
+        // alone, so `data.content` needs no cast; an export's is text.
+        'type SuccessData<O> = O extends { responses: { 200: { content: infer C } } } ? C[keyof C] : never;',
+        "export const titles = (data: SuccessData<paths['/api/tasks']['get']>): string[] => data.content.map((task) => task.title);",
+        "export const names = (data: SuccessData<operations['listOrganizationSecrets']>): string[] => data.content.map((secret) => secret.name);",
+        "export const exported = (data: SuccessData<paths['/api/tasks/export']['get']>): string => data;",
+        "export const exportedSecrets = (data: SuccessData<operations['exportOrganizationSecrets']>): string => data;",
         '',
       ].join('\n'),
     );

@@ -325,14 +325,49 @@ describe('paths', () => {
       if (update) expect(item.put.requestBody.content['application/json'].schema.$ref).toBe(`#/components/schemas/${resource.name}UpdateRequest`);
       const params = collection.get.parameters.map((p: any) => p.name).sort();
       expect(params, resource.path).toEqual(
-        [...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'format', 'page', 'pageSize', 'query', 'sort'].sort(),
+        [...(resource.parent ? [resource.parent.param] : []), 'If-None-Match', 'filter', 'page', 'pageSize', 'query', 'sort'].sort(),
       );
-      expect(Object.keys(collection.get.responses['200'].content).sort(), resource.path).toEqual(['application/json', 'application/x-ndjson', 'text/csv']);
+      expect(Object.keys(collection.get.responses['200'].content), resource.path).toEqual(['application/json']);
       const pageSize = collection.get.parameters.find((p: any) => p.name === 'pageSize');
       const oneBased = resource.paging === 'one-based';
       expect(pageSize.schema, resource.path).toMatchObject({ minimum: 1, maximum: oneBased ? 1000 : 100, default: oneBased ? 20 : 10 });
       const page = collection.get.parameters.find((p: any) => p.name === 'page');
       expect(page.schema, resource.path).toMatchObject({ minimum: oneBased ? 1 : 0, default: oneBased ? 1 : 0 });
+    }
+  });
+});
+
+describe('exports', () => {
+  it('are an operation of their own at every list path plus /export, answering CSV and NDJSON only', () => {
+    expect(resources.length).toBeGreaterThan(50);
+    for (const resource of resources) {
+      const path = `/api/${resource.path}/export`;
+      const item = doc.paths[path];
+      expect(Object.keys(item ?? {}), path).toEqual(['get', 'head']);
+      expect(item.get.operationId, path).toBe(`export${resource.listName[0].toUpperCase()}${resource.listName.slice(1)}`);
+      expect(Object.keys(item.get.responses['200'].content).sort(), path).toEqual(['application/x-ndjson', 'text/csv']);
+      expect(item.get.responses['200'].headers['Content-Disposition'], path).toBeDefined();
+      const params = item.get.parameters.map((p: any) => p.name).sort();
+      expect(params, path).toEqual([...(resource.parent ? [resource.parent.param] : []), 'filter', 'format', 'query', 'sort'].sort());
+      expect(item.get.parameters.find((p: any) => p.name === 'format').schema.enum, path).toEqual(['csv', 'ndjson']);
+      // The list refuses what the export answers: 406, documented.
+      expect(doc.paths[`/api/${resource.path}`].get.responses['406'], path).toEqual({ $ref: '#/components/responses/NotAcceptable' });
+    }
+    expect(doc.components.responses.NotAcceptable.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+  });
+
+  it('leave every other read of the document one JSON answer (a page, a row), or JSON and text/plain where format=text asks for it', () => {
+    const exports = new Set(resources.map((resource) => `/api/${resource.path}/export`));
+    const reads = documented().filter(({ path, method }) => method === 'get' && !exports.has(path));
+    const pages = reads.filter(({ operation }) => /Page$/.test(operation.responses['200']?.content?.['application/json']?.schema?.$ref ?? ''));
+    expect(pages.length).toBe(resources.length + 1);
+    for (const { path, operation } of reads) {
+      const success = Object.entries<any>(operation.responses).find(([status]) => status.startsWith('2'))![1];
+      const types = Object.keys(success.content ?? {});
+      const textual = (operation.parameters ?? []).some((p: any) => p.name === 'format' && p.schema.enum?.includes('text'));
+      // The bridge proxy answers whatever the upstream does.
+      if (path.includes('/proxy')) expect(types, path).toEqual(['*/*']);
+      else expect(types, path).toEqual(textual ? ['application/json', 'text/plain'] : ['application/json']);
     }
   });
 });

@@ -66,7 +66,7 @@ describe('sort: at most 32 terms and 1024 bytes', () => {
     expectRestRefused(await server.request('GET', `/api/tasks?sort=${encoded(long)}`), 'sort', message);
     const huge = Array.from({ length: 30_000 }, () => 'project.organization.name:asc').join(';');
     expectGraphqlRefused(await server.graphql(TASKS, { sort: huge }), `sort: ${message}`);
-    expectRestRefused(await server.request('GET', `/api/tasks?sort=${encoded('title:asc;'.repeat(103))}&format=ndjson`), 'sort', message);
+    expectRestRefused(await server.request('GET', `/api/tasks/export?sort=${encoded('title:asc;'.repeat(103))}&format=ndjson`), 'sort', message);
   });
 });
 
@@ -171,7 +171,7 @@ describe('RESPONSE_MAX_BYTES', () => {
   it('leaves the next request its own budget, and exports unbounded by it', async () => {
     expect((await server.request('GET', `/api/tasks?pageSize=12&filter=${encoded(`project.name=='${tag}'`)}`)).status).toBe(400);
     expect((await server.request('GET', `/api/tasks?pageSize=2&filter=${encoded(`project.name=='${tag}'`)}`)).status).toBe(200);
-    const exported = await server.request('GET', `/api/tasks?format=ndjson&filter=${encoded(`project.name=='${tag}'`)}`);
+    const exported = await server.request('GET', `/api/tasks/export?format=ndjson&filter=${encoded(`project.name=='${tag}'`)}`);
     expect(exported.status).toBe(200);
     expect(exported.text.trim().split('\n')).toHaveLength(12);
   });
@@ -200,7 +200,7 @@ describe('rows that embed one large row', () => {
   });
 
   it('are exported whole, written a part at a time', async () => {
-    const response = await fetch(`${server.url}/api/assistants?format=ndjson&filter=${encoded(`projectId==${shared}`)}`, {
+    const response = await fetch(`${server.url}/api/assistants/export?format=ndjson&filter=${encoded(`projectId==${shared}`)}`, {
       headers: { 'x-api-key': server.adminKey },
     });
     expect(response.status).toBe(200);

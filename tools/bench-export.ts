@@ -32,7 +32,7 @@ function exported(base: string, key: string, format: 'csv' | 'ndjson'): Promise<
     const started = performance.now();
     let bytes = 0;
     let lines = 0;
-    const req = request(`${base}/api/tasks?format=${format}`, { headers: { 'x-api-key': key } }, (res) => {
+    const req = request(`${base}/api/tasks/export?format=${format}`, { headers: { 'x-api-key': key } }, (res) => {
       if (res.statusCode !== 200) reject(new Error(`export answered ${res.statusCode}`));
       res.on('data', (chunk: Buffer) => {
         bytes += chunk.length;

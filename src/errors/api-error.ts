@@ -112,7 +112,7 @@ export class NotFoundError extends ApiError {
   readonly code = 'NOT_FOUND';
 }
 
-/** The collection does not have the operation; `allow` lists the methods the path serves (the `Allow` header). */
+/** The path does not serve the request's method; `allow` lists the methods it serves (the `Allow` header). */
 export class MethodNotAllowedError extends ApiError {
   readonly status = 405;
   readonly code = 'METHOD_NOT_ALLOWED';
@@ -123,6 +123,15 @@ export class MethodNotAllowedError extends ApiError {
   ) {
     super(message);
   }
+}
+
+/**
+ * The answer's media types are none the request accepts (a list asked for CSV: its export answers that).
+ * The code is GraphQL over HTTP's for its own 406 (graphql/over-http.ts).
+ */
+export class NotAcceptableError extends ApiError {
+  readonly status = 406;
+  readonly code = 'BAD_REQUEST';
 }
 
 export class ConflictError extends ApiError {

@@ -13,6 +13,7 @@ import { addObjectTypeSchemas } from './object-type-schema';
 import { withIdempotencyKeys } from './idempotency';
 import { OPENAI_ERROR_TYPES } from '../errors/openai-error';
 import { isAiGatewayPath } from '../modules/ai/ai-gateway';
+import { BRIDGE_PROXY_METHODS } from '../rest/bridge-proxy-router';
 
 type Operation = Record<string, unknown>;
 
@@ -25,6 +26,7 @@ const ERROR_RESPONSES: Record<string, [string, string]> = {
   '401': ['Unauthorized', 'Authentication required'],
   '403': ['Forbidden', 'No permission'],
   '404': ['NotFound', 'No resource with that id'],
+  '406': ['NotAcceptable', 'The request asks for an answer type the operation does not give; the message names where it is'],
   '409': ['Conflict', 'A resource with the same unique key exists, or the changeSequence is stale'],
   '412': ['PreconditionFailed', 'If-Match names no current version of the row (the body carries currentChangeSequence)'],
   '413': ['PayloadTooLarge', 'The request body is over the limit'],
@@ -104,12 +106,17 @@ const formatParameter = {
   description: 'json (default), or text for text/plain',
 };
 
-/** A list's answer as an export: every matching row, as CSV (a header of field names) or one JSON object per line. */
+/** `?format=` of an export: which wins over the Accept header. */
 const EXPORT_FORMAT = {
   name: 'format',
   in: 'query',
-  schema: { type: 'string', enum: ['json', 'csv', 'ndjson'], default: 'json' },
-  description: 'json (default): a page; csv or ndjson: every matching row, streamed (wins over Accept)',
+  schema: { type: 'string', enum: ['csv', 'ndjson'] },
+  description: 'csv or ndjson; wins over the Accept header (text/csv or application/x-ndjson); NDJSON when neither asks for CSV',
+};
+
+/** The file name an export is saved under. */
+const CONTENT_DISPOSITION = {
+  'Content-Disposition': { schema: { type: 'string' }, description: 'attachment; filename="<collection>.csv" (or .ndjson)' },
 };
 
 const EXPORT_CONTENT = {
@@ -127,6 +134,11 @@ const EXPORT_CONTENT = {
     },
   },
 };
+
+/** The parameters of a list's export: the list's own but paging (every matching row is streamed). */
+function exportParameters(resource: Resource): JsonSchema[] {
+  return [...listParameters(resource).filter((p) => p.name !== 'page' && p.name !== 'pageSize'), EXPORT_FORMAT];
+}
 
 function listParameters(resource: Resource): JsonSchema[] {
   const oneBased = resource.paging === 'one-based';
@@ -230,14 +242,10 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
         summary: `List ${words(resource.listName)}`,
         description:
           `A page of the ${words(resource.listName)} the caller may see${below}: filter, query, sort and paging as the parameters say. ` +
-          `With format=csv or format=ndjson (or an Accept header asking for text/csv or application/x-ndjson), every row that filter, query and sort match, streamed (page and pageSize ignored; 400 past EXPORT_MAX_ROWS; 429 while the user streams EXPORT_MAX_CONCURRENT_PER_USER exports). ` +
+          `JSON only: a format parameter, or an Accept header that admits no JSON, is 406 naming the export (GET /api/${path}/export). ` +
           `GraphQL query \`${resource.listName}\`.`,
-        parameters: [...parent, ...listParameters(resource), EXPORT_FORMAT, IF_NONE_MATCH],
-        responses: {
-          '200': { ...ok('A page', ref(`${name}Page`), PAGE_ETAG), content: { ...json(ref(`${name}Page`)), ...EXPORT_CONTENT } },
-          ...notModified(PAGE_ETAG),
-          ...errors('400', ...parentErrors),
-        },
+        parameters: [...parent, ...listParameters(resource), IF_NONE_MATCH],
+        responses: { '200': ok('A page', ref(`${name}Page`), PAGE_ETAG), ...notModified(PAGE_ETAG), ...errors('400', '406', ...parentErrors) },
       },
       post: {
         tags,
@@ -253,6 +261,22 @@ function allResourcePaths(resource: Resource): Record<string, Record<string, Ope
           ...(replaysCreates(resource) ? { '200': ok('The earlier row whose idempotencyKey the body repeats; nothing was written', ref(name), created) } : {}),
           '201': ok('Created', ref(name), created),
           ...errors('400', '409', ...parentErrors),
+        },
+      },
+    },
+    [`/api/${path}/export`]: {
+      get: {
+        tags,
+        operationId: `export${plural}`,
+        summary: `Export ${words(resource.listName)}`,
+        description:
+          `Every ${one} the caller may see${below} that filter, query and sort match (as the list reads them; no paging), streamed as the client reads: ` +
+          `CSV (a header row of the field names) or one JSON object per line, as format, else the Accept header, asks (NDJSON when neither asks for CSV). ` +
+          `400 before anything is streamed past EXPORT_MAX_ROWS rows; 429 while the user streams EXPORT_MAX_CONCURRENT_PER_USER exports.`,
+        parameters: [...parent, ...exportParameters(resource)],
+        responses: {
+          '200': { ...ok('Every matching row', undefined, CONTENT_DISPOSITION), content: EXPORT_CONTENT },
+          ...errors('400', ...parentErrors),
         },
       },
     },
@@ -353,7 +377,7 @@ function operationPaths(operations: readonly DomainOperation[], resources: reado
   return paths;
 }
 
-const PROXY_METHODS = ['get', 'head', 'post', 'put', 'patch', 'delete'] as const;
+const PROXY_METHODS = BRIDGE_PROXY_METHODS.map((method) => method.toLowerCase());
 
 /**
  * The service bridge proxy (rest/bridge-proxy-router.ts): any method, passed on to the upstream; the
@@ -701,6 +725,9 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
         Unauthorized: errorResponse('Missing or invalid credentials'),
         Forbidden: errorResponse('Authenticated without permission'),
         NotFound: errorResponse('No resource with the given id'),
+        NotAcceptable: errorResponse(
+          'The request asks for a type the operation does not answer (a list asked for CSV or NDJSON): the message names the path that does',
+        ),
         Conflict: errorResponse('Uniqueness violation, stale changeSequence, or a request with the same Idempotency-Key still running', 'ConflictError'),
         PreconditionFailed: errorResponse('If-Match names no current version of the row; currentChangeSequence says where it is', 'ConflictError'),
         BadGateway: errorResponse(

@@ -6,6 +6,7 @@ import { resources } from '../catalog/registry';
 import { signInFromClaims } from '../modules/access/accounts';
 import { RequestContext } from '../engine/context';
 import type { Services } from '../engine/services';
+import { methodNotAllowed } from './method-not-allowed';
 import { present } from './present';
 import { rowNotModified } from './validators';
 
@@ -14,7 +15,8 @@ const users = resources.find((r) => r.path === 'users')!;
 /**
  * POST /api/account/callback: after an identity-provider sign-in, creates or updates the caller's
  * profile from the bearer token's claims. With other credentials it answers the caller's profile
- * unchanged. Mounted before `requireCaller`: a first sign-in has verified claims but no user yet.
+ * unchanged; another method is 405. Mounted before `requireCaller`: a first sign-in has verified claims
+ * but no user yet.
  */
 export function accountCallbackRouter(orm: MikroORM, services: Services): Router {
   const router = Router();
@@ -24,10 +26,14 @@ export function accountCallbackRouter(orm: MikroORM, services: Services): Router
     const ctx = context ?? new RequestContext(orm.em.fork() as EntityManager, { kind: 'system' }, services);
     res.json(await present(ctx, users, claims ? await signInFromClaims(ctx, claims) : ctx.user!));
   });
+  router.all('/api/account/callback', methodNotAllowed(['POST']));
   return router;
 }
 
-/** GET /api/account/me: the caller's PlatformUser, with its row's ETag as GET /api/users/{id} has it. */
+/**
+ * GET /api/account/me: the caller's PlatformUser, with its row's ETag as GET /api/users/{id} has it;
+ * another method is 405.
+ */
 export function accountRouter(): Router {
   const router = Router();
   router.get('/api/account/me', async (req: Request, res: Response) => {
@@ -35,5 +41,6 @@ export function accountRouter(): Router {
     if (rowNotModified(req, res, ctx.user!)) return;
     res.json(await present(ctx, users, ctx.user!));
   });
+  router.all('/api/account/me', methodNotAllowed(['GET']));
   return router;
 }

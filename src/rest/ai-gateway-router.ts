@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
-import { MethodNotAllowedError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 import { AI_GATEWAY_PATH, chatCompletion } from '../modules/ai/ai-gateway';
 import { listEnabledModels } from '../modules/ai/model-catalog';
 import { EventStreamAnswer } from './event-stream-answer';
 import { readJsonBody } from './json-body';
+import { methodNotAllowed } from './method-not-allowed';
 import { contextOf } from '../auth/authenticate';
 
 export const CHAT_COMPLETIONS_PATH = `${AI_GATEWAY_PATH}/chat/completions`;
@@ -36,16 +36,9 @@ export function aiGatewayRouter(): Router {
   router.get(MODELS_PATH, async (req: Request, res: Response) => {
     res.json(await listEnabledModels(contextOf(req)));
   });
-  router.all(CHAT_COMPLETIONS_PATH, onlyAllowing('POST'));
-  router.all(MODELS_PATH, onlyAllowing('GET', 'HEAD'));
+  router.all(CHAT_COMPLETIONS_PATH, methodNotAllowed(['POST']));
+  router.all(MODELS_PATH, methodNotAllowed(['GET']));
   return router;
-}
-
-/** 405 for the other methods of a path, naming those it serves (the `Allow` header). */
-function onlyAllowing(...allow: string[]) {
-  return (req: Request) => {
-    throw new MethodNotAllowedError(`${req.path} does not support ${req.method}; allowed: ${allow.join(', ')}`, allow);
-  };
 }
 
 /** Aborts when the connection closes before the answer is finished (the client went away). */

@@ -1,31 +1,47 @@
 import type { Request, Response } from 'express';
 import type { RequestContext } from '../engine/context';
 import { EXPORT_BATCH_BYTES } from '../engine/resource-service';
-import { BadRequestError, InternalError, type ApiError } from '../errors/api-error';
+import { BadRequestError, InternalError, NotAcceptableError, type ApiError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
 import { logger } from '../logging/logger';
 import type { Resource } from '../model/resource';
+import { requestedPath } from './method-not-allowed';
 import { presentAll, presentedFieldNames, type Json } from './present';
 
-/** What a list answers besides its JSON page: every matching row, as CSV or as one JSON object per line. */
+/** What the export of a list answers: every matching row, as CSV or as one JSON object per line. */
 export type ExportFormat = 'csv' | 'ndjson';
 
 const MEDIA_TYPES: Record<ExportFormat, string> = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' };
 
+/** The last of a repeated query parameter. */
+function lastOf(value: unknown): unknown {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
 /**
- * The export a list request asks for: `?format=csv|ndjson` (which wins; `json` is the page), else an
- * Accept header that prefers `text/csv` or `application/x-ndjson` to JSON; undefined: the JSON page.
+ * The format an export request asks for: `?format=csv|ndjson` (which wins), else CSV when the Accept
+ * header prefers `text/csv` to `application/x-ndjson`; NDJSON otherwise (no Accept header, any type, or neither of the two).
  */
-export function exportFormatOf(req: Request): ExportFormat | undefined {
-  const raw = req.query.format;
-  const format = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+export function exportFormatOf(req: Request): ExportFormat {
+  const format = lastOf(req.query.format);
   if (format !== undefined) {
     if (format === 'csv' || format === 'ndjson') return format;
-    if (format === 'json') return undefined;
-    throw BadRequestError.forField('format', 'must be csv, ndjson or json');
+    throw BadRequestError.forField('format', 'must be csv or ndjson');
   }
-  const preferred = req.accepts(['application/json', 'text/csv', 'application/x-ndjson']);
-  return preferred === 'text/csv' ? 'csv' : preferred === 'application/x-ndjson' ? 'ndjson' : undefined;
+  return req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv' ? 'csv' : 'ndjson';
+}
+
+/**
+ * A list answers JSON pages only, so that its operation has one answer type: a `format` parameter, or
+ * an Accept header that admits no JSON, asks for what the list's export (`exportPath`) answers, and is
+ * 406 naming it rather than a page the client said it cannot read.
+ */
+export function assertListAnswerAccepted(req: Request, exportPath: string): void {
+  const refused = lastOf(req.query.format) !== undefined ? 'the format parameter' : req.accepts('application/json') === false ? 'Accept' : undefined;
+  if (refused === undefined) return;
+  throw new NotAcceptableError(
+    `${requestedPath(req)} answers application/json only (${refused} asks for another type); every matching row as CSV or NDJSON is at GET ${exportPath}`,
+  );
 }
 
 /** How one format spells an export: its first text, each row, its last text, and its end after a failure. */
@@ -73,6 +89,11 @@ export async function sendExport(
   const writer = format === 'csv' ? csvWriter(presentedFieldNames(resource)) : ndjsonWriter;
   res.status(200).type(MEDIA_TYPES[format]);
   res.setHeader('content-disposition', `attachment; filename="${resource.path.replaceAll('/', '-').replace(/[{}]/g, '')}.${format}"`);
+  // HEAD: the status and headers a GET would have (the rows counted, EXPORT_MAX_ROWS checked), no rows read.
+  if (res.req.method === 'HEAD') {
+    await batches.return(undefined);
+    return void res.end();
+  }
   try {
     await written(res, writer.start);
     for await (const batch of batches) {

@@ -1,10 +1,11 @@
 import { type Request, type Response, Router } from 'express';
-import { BadRequestError, MethodNotAllowedError } from '../errors/api-error';
+import { BadRequestError } from '../errors/api-error';
 import { entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation } from '../model/operation';
 import type { Resource } from '../model/resource';
 import { runOperation } from '../engine/operations';
 import type { PageResult } from '../engine/page';
 import { readJsonBody } from './json-body';
+import { methodNotAllowed } from './method-not-allowed';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
 import { sendPage } from './validators';
@@ -42,11 +43,7 @@ export function operationRouter(operations: readonly DomainOperation[], resource
       else res.status(operation.status).json(answered ? await present(ctx, answered, result) : result);
     });
   }
-  for (const [path, allow] of allowedMethods(operations)) {
-    router.all(path, (req: Request) => {
-      throw new MethodNotAllowedError(`${req.path} does not support ${req.method}; allowed: ${allow.join(', ')}`, allow);
-    });
-  }
+  for (const [path, allow] of allowedMethods(operations)) router.all(path, methodNotAllowed(allow));
   return router;
 }
 
@@ -68,14 +65,12 @@ function wantsText(operation: DomainOperation, req: Request): boolean {
   throw BadRequestError.forField('format', 'must be json or text');
 }
 
-/** The methods each operation path serves (HEAD wherever GET is), by Express path. */
+/** The methods each operation path serves, by Express path. */
 function allowedMethods(operations: readonly DomainOperation[]): Map<string, string[]> {
   const allowed = new Map<string, string[]>();
   for (const operation of operations) {
     const path = `/api/${expressPath(operation.path)}`;
-    const methods = allowed.get(path) ?? [];
-    methods.push(...(operation.method === 'get' ? ['GET', 'HEAD'] : [operation.method.toUpperCase()]));
-    allowed.set(path, methods);
+    allowed.set(path, [...(allowed.get(path) ?? []), operation.method]);
   }
   return allowed;
 }

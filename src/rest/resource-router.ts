@@ -1,10 +1,10 @@
 import { type Request, type Response, Router } from 'express';
-import { MethodNotAllowedError } from '../errors/api-error';
 import type { Resource } from '../model/resource';
 import { contextOf } from '../auth/authenticate';
 import type { ListParams } from '../engine/read-plan';
-import { exportFormatOf, sendExport } from './export-answer';
+import { assertListAnswerAccepted, exportFormatOf, sendExport } from './export-answer';
 import { readJsonBody } from './json-body';
+import { methodNotAllowed } from './method-not-allowed';
 import { pageAnswer, rowAnswer } from './json-answers';
 import { present } from './present';
 import { ifMatchOf, rowNotModified, sendPage, tagRow } from './validators';
@@ -33,40 +33,27 @@ function listParams(req: Request, resource: Resource): ListParams {
   return { ...queryListParams(req), parentId: parentIdOf(req, resource) };
 }
 
+/** The path of a list's export below the list's own: `/api/tasks/export`. */
+export const EXPORT_SEGMENT = 'export';
+
 /**
- * GET/POST /api/{path}, GET/PUT/DELETE /api/{path}/{id} and GET /api/{path}/{id}/sequence for one
- * resource (below its parent's path for a nested one); the writes it does not have (`operations`)
- * answer 405 with an `Allow` header.
+ * GET/POST /api/{path}, GET /api/{path}/export, GET/PUT/DELETE /api/{path}/{id} and GET
+ * /api/{path}/{id}/sequence for one resource (below its parent's path for a nested one). Every other
+ * method of these paths, the writes the resource does not have (`operations`) among them, answers 405
+ * with an `Allow` header. The export's path is routed before the item's: `export` is never read as an id.
  */
 export function resourceRouter(resource: Resource): Router {
   const router = Router({ mergeParams: true });
   const body = readJsonBody();
   const service = (req: Request) => contextOf(req).services.resource(resource.path);
   const { create, update, delete: remove } = resource.operations;
-  const collectionMethods = ['GET', 'HEAD', ...(create ? ['POST'] : [])];
-  const itemMethods = ['GET', 'HEAD', ...(update ? ['PUT'] : []), ...(remove ? ['DELETE'] : [])];
-  const refuse = (allow: string[]) => (req: Request) => {
-    throw new MethodNotAllowedError(`${resource.path} does not support ${req.method}; allowed: ${allow.join(', ')}`, allow);
-  };
 
   router.get('/', async (req: Request, res: Response) => {
-    const ctx = contextOf(req);
-    const format = exportFormatOf(req);
-    if (format) {
-      // Counted from before the rows are counted until the last is written or the client has gone.
-      const release = ctx.services.exportSlots.take(ctx.user?.id ?? '');
-      try {
-        const { batches } = await service(req).exportRows(ctx, listParams(req, resource));
-        return await sendExport(ctx, res, resource, format, batches);
-      } finally {
-        release();
-      }
-    }
-    sendPage(req, res, await pageAnswer(ctx, resource, listParams(req, resource)));
+    assertListAnswerAccepted(req, `${req.baseUrl}/${EXPORT_SEGMENT}`);
+    sendPage(req, res, await pageAnswer(contextOf(req), resource, listParams(req, resource)));
   });
 
-  if (!create) router.post('/', refuse(collectionMethods));
-  else
+  if (create)
     router.post('/', body, async (req: Request, res: Response) => {
       const ctx = contextOf(req);
       const { row, created } = await service(req).createOrReplay(ctx, req.body, parentIdOf(req, resource));
@@ -77,6 +64,21 @@ export function resourceRouter(resource: Resource): Router {
         .location(`${req.baseUrl}/${row.id}`)
         .json(await present(ctx, resource, row));
     });
+  router.all('/', methodNotAllowed(['GET', ...(create ? ['POST'] : [])]));
+
+  router.get(`/${EXPORT_SEGMENT}`, async (req: Request, res: Response) => {
+    const ctx = contextOf(req);
+    const format = exportFormatOf(req);
+    // Counted from before the rows are counted until the last is written or the client has gone.
+    const release = ctx.services.exportSlots.take(ctx.user?.id ?? '');
+    try {
+      const { batches } = await service(req).exportRows(ctx, listParams(req, resource));
+      await sendExport(ctx, res, resource, format, batches);
+    } finally {
+      release();
+    }
+  });
+  router.all(`/${EXPORT_SEGMENT}`, methodNotAllowed(['GET']));
 
   router.get('/:id', async (req: Request, res: Response) => {
     const answer = await rowAnswer(contextOf(req), resource, String(req.params.id), parentIdOf(req, resource));
@@ -84,12 +86,7 @@ export function resourceRouter(resource: Resource): Router {
     res.type('json').send(answer.json);
   });
 
-  router.get('/:id/sequence', async (req: Request, res: Response) => {
-    res.json(await service(req).sequence(contextOf(req), String(req.params.id), parentIdOf(req, resource)));
-  });
-
-  if (!update) router.put('/:id', refuse(itemMethods));
-  else
+  if (update)
     router.put('/:id', body, async (req: Request, res: Response) => {
       const ctx = contextOf(req);
       const row = await service(req).update(ctx, String(req.params.id), req.body, parentIdOf(req, resource), ifMatchOf(req));
@@ -97,12 +94,17 @@ export function resourceRouter(resource: Resource): Router {
       res.json(await present(ctx, resource, row));
     });
 
-  if (!remove) router.delete('/:id', refuse(itemMethods));
-  else
+  if (remove)
     router.delete('/:id', async (req: Request, res: Response) => {
       await service(req).delete(contextOf(req), String(req.params.id), parentIdOf(req, resource), ifMatchOf(req));
       res.status(204).end();
     });
+  router.all('/:id', methodNotAllowed(['GET', ...(update ? ['PUT'] : []), ...(remove ? ['DELETE'] : [])]));
+
+  router.get('/:id/sequence', async (req: Request, res: Response) => {
+    res.json(await service(req).sequence(contextOf(req), String(req.params.id), parentIdOf(req, resource)));
+  });
+  router.all('/:id/sequence', methodNotAllowed(['GET']));
 
   return router;
 }
