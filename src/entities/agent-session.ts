@@ -15,7 +15,7 @@ export class AgentSession extends BaseEntity {
   @Attr.reference(() => Agent, { required: true, writable: 'create', inverse: 'sessions', onDelete: 'cascade' })
   agentId!: string;
 
-  @Attr.reference(() => Project, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, { nullable: true, writable: 'create', onDelete: 'set null' })
   projectId?: string | null;
 
   @Attr.reference(() => Task, { nullable: true, onDelete: 'set null' })

@@ -23,7 +23,7 @@ export class Agent extends SoftDeletableEntity {
   @Attr.reference(() => AgentRuntime, { nullable: true, inverse: 'agents', onDelete: 'set null' })
   agentRuntimeId?: string | null;
 
-  @Attr.reference(() => Project, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, { nullable: true, writable: 'create', onDelete: 'set null' })
   projectId?: string | null;
 
   @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })

@@ -30,6 +30,6 @@ export class KnowledgeSet extends SoftDeletableEntity {
   @Attr.reference(() => Organization, { required: true, writable: 'create', inverse: 'knowledgeSets', onDelete: 'cascade' })
   organizationId!: string;
 
-  @Attr.reference(() => Project, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, { nullable: true, writable: 'create', onDelete: 'set null' })
   projectId?: string | null;
 }

@@ -23,7 +23,7 @@ export class Session extends BaseEntity {
   @Attr.reference(() => PlatformUser, { nullable: true, onDelete: 'set null' })
   userId?: string | null;
 
-  @Attr.reference(() => Project, { nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, { nullable: true, writable: 'create', onDelete: 'set null' })
   projectId?: string | null;
 
   @Attr.json({ default: {}, schema: { type: 'object', additionalProperties: true } })

@@ -1,5 +1,6 @@
 import { registeredEnums } from '../model/enums';
 import type { JsonSchema } from '../model/fields';
+import { registeredShapes } from '../model/json-shapes';
 import { upperFirst } from '../model/naming';
 import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
 import { openApiOperationIds, operations } from '../catalog/operations';
@@ -630,6 +631,7 @@ const sharedSchemas: Record<string, JsonSchema> = {
 export function buildOpenApiDocument(resources: readonly Resource[]): Record<string, unknown> {
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas, ...chatSchemas };
   for (const definition of registeredEnums()) schemas[definition.name] = { type: 'string', enum: [...definition.values] };
+  for (const [name, shape] of registeredShapes()) schemas[name] = shape;
   for (const resource of resources) {
     schemas[resource.name] = entitySchema(resource.entity, resource.fields);
     if (resource.operations.create) schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');
