@@ -301,3 +301,104 @@ describe('taxon enumerations', () => {
     expect(document.components.schemas.DataDefinition.properties.taxons.items).toEqual({ $ref: '#/components/schemas/Taxon' });
   });
 });
+
+describe('embedded collections', () => {
+  let store: Row;
+  let family: Row;
+  let status: Row;
+  let content: Row;
+  let applied: Row;
+  let assignment: Row;
+
+  beforeAll(async () => {
+    store = await rest(member, 'POST', '/api/document-stores', 201, { organizationId, name: unique('Store') });
+    status = await rest(member, 'POST', '/api/document-statuses', 201, { projectId: project.id, status: 'Unresolved', statusType: 'UNRESOLVED' });
+    family = await rest(member, 'POST', '/api/document-families', 201, { documentStoreId: store.id, path: '/a.pdf', documentStatusId: status.id });
+    content = await rest(member, 'POST', '/api/content-objects', 201, { documentFamilyId: family.id, name: 'v1' });
+    applied = await rest(member, 'POST', '/api/applied-knowledge-sets', 201, { documentFamilyId: family.id, status: 'APPLIED' });
+    const task = await rest(member, 'POST', '/api/tasks', 201, { projectId: project.id, title: 'Review' });
+    assignment = await rest(member, 'POST', '/api/task-document-families', 201, { taskId: task.id, documentFamilyId: family.id, role: 'INPUT' });
+  });
+
+  it('answers Project.documentStatuses and DocumentStatus.project over REST', async () => {
+    const read = await rest(member, 'GET', `/api/projects/${project.id}`, 200);
+    expect(read.documentStatuses.map((s: Row) => s.id)).toEqual([status.id]);
+    // The rows of a collection carry ids: their references and collections are null.
+    expect(read.documentStatuses[0]).toMatchObject({ id: status.id, projectId: project.id, status: 'Unresolved', project: null });
+    const listed = await rest(member, 'GET', `/api/projects?filter=${encodeURIComponent(`id==${project.id}`)}`, 200);
+    expect(listed.content[0].documentStatuses.map((s: Row) => s.id)).toEqual([status.id]);
+    const empty = await rest(member, 'GET', `/api/projects/${otherProject.id}`, 200);
+    expect(empty.documentStatuses).toEqual([]);
+    const statusRead = await rest(member, 'GET', `/api/document-statuses/${status.id}`, 200);
+    expect(statusRead.project).toMatchObject({ id: project.id, name: project.name, organization: null });
+    expect(statusRead.project.documentStatuses.map((s: Row) => s.id)).toEqual([status.id]);
+  });
+
+  it('answers DocumentFamily.tasks, appliedKnowledgeSets and contentObjects, also in the family an applied knowledge set embeds', async () => {
+    const read = await rest(member, 'GET', `/api/document-families/${family.id}`, 200);
+    expect(read.contentObjects.map((c: Row) => c.id)).toEqual([content.id]);
+    expect(read.appliedKnowledgeSets.map((a: Row) => a.id)).toEqual([applied.id]);
+    expect(read.appliedKnowledgeSets[0]).toMatchObject({ documentFamilyId: family.id, documentFamily: null, snapshot: null });
+    expect(read.tasks).toEqual([expect.objectContaining({ id: assignment.id, taskId: assignment.taskId, role: 'INPUT' })]);
+    expect(read.documentStatus).toMatchObject({ id: status.id, projectId: project.id, project: null });
+    const appliedRead = await rest(member, 'GET', `/api/applied-knowledge-sets/${applied.id}`, 200);
+    expect(appliedRead.documentFamily).toMatchObject({
+      id: family.id,
+      contentObjects: [expect.objectContaining({ id: content.id })],
+      appliedKnowledgeSets: [expect.objectContaining({ id: applied.id })],
+      tasks: [expect.objectContaining({ id: assignment.id })],
+    });
+    // A deleted content object leaves the collection.
+    await rest(member, 'DELETE', `/api/content-objects/${content.id}`, 204);
+    expect((await rest(member, 'GET', `/api/document-families/${family.id}`, 200)).contentObjects).toEqual([]);
+    content = await rest(member, 'POST', '/api/content-objects', 201, { documentFamilyId: family.id, name: 'v2' });
+  });
+
+  it('reads the collections of a page in a fixed number of statements, whatever its size', async () => {
+    const counted = async (size: number) => {
+      const recorded = await server.fewestQueries(() => server.request('GET', `/api/document-families?pageSize=${size}`, { key: member.key }));
+      return recorded.length;
+    };
+    const one = await counted(1);
+    for (let i = 0; i < 4; i++) {
+      const other = await rest(member, 'POST', '/api/document-families', 201, { documentStoreId: store.id, path: `/${i}.pdf` });
+      await rest(member, 'POST', '/api/content-objects', 201, { documentFamilyId: other.id, name: 'v1' });
+    }
+    expect(await counted(5)).toBe(one);
+    const page = await rest(member, 'GET', '/api/document-families?pageSize=5', 200);
+    expect(page.content.every((row: Row) => Array.isArray(row.contentObjects) && Array.isArray(row.tasks))).toBe(true);
+  });
+
+  it('serves the same collections over GraphQL', async () => {
+    const data = await server.graphqlData(
+      `query($family: ID!, $status: ID!, $project: ID!) {
+        documentFamily(id: $family) { tasks { content { id role } } contentObjects { content { id } } appliedKnowledgeSets { content { id } } }
+        documentStatus(id: $status) { project { id } }
+        project(id: $project) { documentStatuses { content { id } } }
+      }`,
+      { family: family.id, status: status.id, project: project.id },
+      member.key,
+    );
+    expect(data.documentFamily).toEqual({
+      tasks: { content: [{ id: assignment.id, role: 'INPUT' }] },
+      contentObjects: { content: [{ id: content.id }] },
+      appliedKnowledgeSets: { content: [{ id: applied.id }] },
+    });
+    expect(data.documentStatus.project).toEqual({ id: project.id });
+    expect(data.project.documentStatuses.content).toEqual([{ id: status.id }]);
+  });
+
+  it('describes them in the OpenAPI document', async () => {
+    const schemas = (await rest(member, 'GET', '/v3/api-docs', 200)).components.schemas;
+    const collection = (schema: string, name: string, items: string) => {
+      expect(schemas[schema].properties[name]).toMatchObject({ type: 'array', items: { $ref: `#/components/schemas/${items}` } });
+      expect(schemas[schema].required).toContain(name);
+    };
+    collection('Project', 'documentStatuses', 'DocumentStatus');
+    collection('DocumentFamily', 'contentObjects', 'ContentObject');
+    collection('DocumentFamily', 'appliedKnowledgeSets', 'AppliedKnowledgeSet');
+    collection('DocumentFamily', 'tasks', 'TaskDocumentFamily');
+    expect(schemas.DocumentStatus.properties.project).toBeDefined();
+    expect(schemas.DocumentFamilyUpdateRequest.properties.tasks).toBeUndefined();
+  });
+});

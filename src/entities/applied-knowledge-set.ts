@@ -10,7 +10,14 @@ import { KnowledgeSetSnapshot } from './knowledge-set-snapshot';
 @ObjectType({ simpleResolvers: true })
 @Entity({ tableName: 'applied_knowledge_set' })
 export class AppliedKnowledgeSet extends BaseEntity {
-  @Attr.reference(() => DocumentFamily, { embed: true, required: true, writable: 'create', inverse: 'appliedKnowledgeSets', onDelete: 'cascade' })
+  @Attr.reference(() => DocumentFamily, {
+    embed: true,
+    required: true,
+    writable: 'create',
+    inverse: 'appliedKnowledgeSets',
+    embedInverse: 'appliedKnowledgeSets',
+    onDelete: 'cascade',
+  })
   documentFamilyId!: string;
 
   @Attr.reference(() => KnowledgeSet, { nullable: true, inverse: 'appliedKnowledgeSets', onDelete: 'set null' })

@@ -13,7 +13,13 @@ export class ContentObject extends SoftDeletableEntity {
   @Attr.string({ nullable: true, searchable: true })
   name?: string | null;
 
-  @Attr.reference(() => DocumentFamily, { required: true, writable: 'create', inverse: 'contentObjects', onDelete: 'cascade' })
+  @Attr.reference(() => DocumentFamily, {
+    required: true,
+    writable: 'create',
+    inverse: 'contentObjects',
+    embedInverse: 'contentObjects',
+    onDelete: 'cascade',
+  })
   documentFamilyId!: string;
 
   @Attr.string({ nullable: true })

@@ -24,6 +24,13 @@ export class DocumentStatus extends BaseEntity {
   @Attr.string({ description: 'For example UNRESOLVED' })
   statusType!: string;
 
-  @Attr.reference(() => Project, { required: true, writable: 'create', inverse: 'documentStatuses', onDelete: 'cascade' })
+  @Attr.reference(() => Project, {
+    embed: true,
+    required: true,
+    writable: 'create',
+    inverse: 'documentStatuses',
+    embedInverse: 'documentStatuses',
+    onDelete: 'cascade',
+  })
   projectId!: string;
 }

@@ -13,7 +13,14 @@ export class TaskDocumentFamily extends BaseEntity {
   @Attr.reference(() => Task, { required: true, writable: 'create', inverse: 'taskDocumentFamilies', onDelete: 'cascade' })
   taskId!: string;
 
-  @Attr.reference(() => DocumentFamily, { required: true, writable: 'create', inverse: 'taskDocumentFamilies', onDelete: 'cascade' })
+  // A family's `tasks` are its assignments: which task, in which role.
+  @Attr.reference(() => DocumentFamily, {
+    required: true,
+    writable: 'create',
+    inverse: 'taskDocumentFamilies',
+    embedInverse: 'tasks',
+    onDelete: 'cascade',
+  })
   documentFamilyId!: string;
 
   @Attr.string()
