@@ -30,8 +30,22 @@ async function createBridge(organizationId: string, body: Row): Promise<Row> {
   return rest(null, 'POST', '/api/service-bridges', 201, { organizationId, name: unique('AgentBridge'), ...body });
 }
 
-async function bind(projectId: string, bridge: Row, resourceType = 'SERVICE_BRIDGE'): Promise<void> {
-  await rest(null, 'POST', '/api/project-resources', 201, { projectId, resourceType, resourceId: bridge.id });
+async function bind(projectId: string, bridge: Row): Promise<void> {
+  await rest(null, 'POST', '/api/project-resources', 201, { projectId, resourceType: 'SERVICE_BRIDGE', resourceId: bridge.id });
+}
+
+/**
+ * A binding the API refuses (a bridge of another organization, a bridge id under another kind), written
+ * straight to the table: the tools must still ignore such a row.
+ */
+async function bindInDatabase(projectId: string, bridge: Row, resourceType: string): Promise<void> {
+  await server.orm.em
+    .fork()
+    .getConnection()
+    .execute(
+      `insert into project_resource (id, uuid, created_on, updated_on, change_sequence, project_id, resource_type, resource_id, resource_uri) values (?, ?, now(), now(), 0, ?, ?, ?, '')`,
+      [randomUUID(), randomUUID(), projectId, resourceType, bridge.id],
+    );
 }
 
 beforeAll(async () => {
@@ -60,8 +74,9 @@ beforeAll(async () => {
   bridges.unbound = await createBridge(org.id, { agentCallable: true, baseUrl: upstream.origin(), endpoints });
   bridges.elsewhere = await createBridge(org.id, { agentCallable: true, baseUrl: upstream.origin(), endpoints });
   bridges.otherOrg = await createBridge(otherOrg.id, { agentCallable: true, baseUrl: upstream.origin(), endpoints });
-  for (const name of ['callable', 'private', 'notCallable', 'otherOrg']) await bind(project.id, bridges[name]);
-  await bind(project.id, bridges.unbound, 'DATA_STORE');
+  for (const name of ['callable', 'private', 'notCallable']) await bind(project.id, bridges[name]);
+  await bindInDatabase(project.id, bridges.otherOrg, 'SERVICE_BRIDGE');
+  await bindInDatabase(project.id, bridges.unbound, 'DATA_STORE');
   await bind(elsewhere.id, bridges.elsewhere);
 
   const agent = await rest(null, 'POST', '/api/agents', 201, { organizationId: org.id, name: unique('Agent') });

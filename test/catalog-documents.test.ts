@@ -119,7 +119,8 @@ describe('document stores, data stores, document families and content objects as
     });
 
     expect(await rest(member, 'GET', `/api/document-stores/${store.id}`, 200)).toEqual(store);
-    expect(await rest(member, 'GET', `/api/document-families/${family.id}`, 200)).toEqual(family);
+    // The family now embeds its content object.
+    expect(await rest(member, 'GET', `/api/document-families/${family.id}`, 200)).toEqual({ ...family, contentObjects: [content] });
     expect(await rest(member, 'GET', `/api/content-objects/${content.id}`, 200)).toEqual(content);
     const listed = await rest(member, 'GET', `/api/content-objects?filter=${q(`documentFamily.documentStoreId=='${store.id}'`)}`, 200);
     expect(listed.content.map((row: any) => row.id)).toEqual([content.id]);

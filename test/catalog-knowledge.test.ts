@@ -186,17 +186,18 @@ describe('knowledge sets, items and clauses as a member of an organization', () 
 
   it('refuses a second binding of the same resource to a project with 409', async () => {
     const project = await createProject(server, organizationId, {}, member.key);
-    const body = { projectId: project.id, resourceType: 'SERVICE_BRIDGE', resourceId: unique('bridge'), resourceUri: 'bridge://acme/crm' };
+    // Kinds the server does not look up (it checks bridges and stores) keep the test to uniqueness.
+    const body = { projectId: project.id, resourceType: 'EXTERNAL_LINK', resourceId: unique('link'), resourceUri: 'link://acme/crm' };
     const first = await rest(member, 'POST', '/api/project-resources', 201, body);
     expect(first).toMatchObject(body);
-    const again = await rest(member, 'POST', '/api/project-resources', 409, { ...body, resourceUri: 'bridge://other' });
+    const again = await rest(member, 'POST', '/api/project-resources', 409, { ...body, resourceUri: 'link://other' });
     expect(again).toMatchObject({ status: 409, error: 'Conflict' });
     // Another type, or another project, is a different binding.
-    await rest(member, 'POST', '/api/project-resources', 201, { ...body, resourceType: 'DOCUMENT_STORE' });
+    await rest(member, 'POST', '/api/project-resources', 201, { ...body, resourceType: 'EXTERNAL_FEED' });
     const other = await createProject(server, organizationId, {}, member.key);
     await rest(member, 'POST', '/api/project-resources', 201, { ...body, projectId: other.id });
     // An update that makes a row collide is refused too.
-    const third = await rest(member, 'POST', '/api/project-resources', 201, { ...body, resourceId: unique('bridge') });
+    const third = await rest(member, 'POST', '/api/project-resources', 201, { ...body, resourceId: unique('link') });
     await rest(member, 'PUT', `/api/project-resources/${third.id}`, 409, { resourceId: body.resourceId });
   });
 

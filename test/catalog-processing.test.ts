@@ -284,8 +284,9 @@ describe('sessions, prompts, task templates and document statuses', () => {
       projectId: project.id,
       context: { documents: ['a', 'b'] },
     });
+    // A session stays in the project it was created in: an update's projectId is ignored.
     const done = await rest(member, 'PUT', `/api/sessions/${session.id}`, 200, { state: 'COMPLETED', projectId: null });
-    expect(done).toMatchObject({ state: 'COMPLETED', projectId: null, changeSequence: 1 });
+    expect(done).toMatchObject({ state: 'COMPLETED', projectId: project.id, changeSequence: 1 });
     const read = await server.graphqlData(`query($id: ID!) { session(id: $id) { state user { id } organization { id } } }`, { id: session.id }, member.key);
     expect(read.session).toEqual({ state: 'COMPLETED', user: { id: member.id }, organization: { id: organizationId } });
     await rest(member, 'DELETE', `/api/sessions/${session.id}`, 204);

@@ -238,8 +238,9 @@ describe('list statements', () => {
       const answer = await server.request('GET', path, { key: member.key });
       expect(answer.body.content.map((p: { id: string }) => p.id)).toEqual([project.id]);
     });
-    // The page (the total is known from it), then the embedded organizations, by id.
-    expect(recorded).toHaveLength(2);
+    // The page (the total is known from it), then the embedded organizations by id, and the
+    // projects' document statuses, for every row of the page at once.
+    expect(recorded).toHaveLength(3);
     expect(recorded[0].text).not.toContain(project.name);
     expect(recorded[0].params).toContain(project.name);
   });

@@ -163,8 +163,9 @@ describe('webhook endpoints', () => {
     const graphql = await server.graphqlData(`{ webhookEndpoints(pageSize: 100) { totalElements } }`, undefined, outsider.key);
     expect(graphql.webhookEndpoints.totalElements).toBe(0);
 
+    // The project an endpoint listens to is chosen on create: an update's projectId is ignored.
     const changed = await rest(owner, 'PUT', `/api/webhook-endpoints/${created.id}`, 200, { description: 'Changed', projectId: projectA });
-    expect(changed).toMatchObject({ description: 'Changed', projectId: projectA, changeSequence: 1 });
+    expect(changed).toMatchObject({ description: 'Changed', projectId: null, changeSequence: 1 });
     expect(changed.signingSecret ?? null).toBeNull();
     await rest(owner, 'POST', '/api/webhook-endpoints', 400, { organizationId, url: 'ftp://example.com/hook' });
     await rest(owner, 'PUT', `/api/webhook-endpoints/${created.id}`, 400, { url: 'not a url' });

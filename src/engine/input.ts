@@ -1,6 +1,7 @@
 import { BadRequestError, type FieldIssue } from '../errors/api-error';
 import { implicitDefault, INT32, type FieldMeta } from '../model/fields';
 import { parseDateTime } from '../model/date-time';
+import { shapeIssues } from '../model/json-shapes';
 import type { Resource } from '../model/resource';
 import { unstorableText, unstorableTextIn } from '../model/text';
 import { isUuid } from '../model/uuid';
@@ -59,7 +60,7 @@ export function parseInput(resource: Resource, body: unknown, mode: WriteMode): 
       continue;
     }
     const checked = checkValue(field, raw);
-    if ('issue' in checked) issues.push({ field: field.name, message: checked.issue });
+    if ('issue' in checked) issues.push(...issuesOf(field, checked));
     else values[field.name] = sent[field.name] = checked.value;
   }
   const changeSequence = mode === 'update' ? readChangeSequence(body, issues) : undefined;
@@ -96,7 +97,13 @@ function readChangeSequence(body: Record<string, unknown>, issues: FieldIssue[])
   return undefined;
 }
 
-type Checked = { value: unknown } | { issue: string };
+/** A refused value; `nested` names the values inside a JSON field that depart from its shape, by full path. */
+type Checked = { value: unknown } | { issue: string; nested?: FieldIssue[] };
+
+/** The issues of a refused value: each nested one under its own path, or the field's. */
+function issuesOf(field: FieldMeta, checked: { issue: string; nested?: FieldIssue[] }): FieldIssue[] {
+  return checked.nested?.length ? checked.nested : [{ field: field.name, message: checked.issue }];
+}
 
 /** Validates and converts one written value; shared by bodies and rule-derived values. */
 export function checkValue(field: FieldMeta, raw: unknown): Checked {
@@ -157,10 +164,13 @@ function checkDateTime(value: unknown): Checked {
   return date ? { value: date } : { issue: 'must be an ISO 8601 date-time' };
 }
 
+/** A JSON field's value checked against the shape its schema declares, nested values included. */
 function checkJson(field: FieldMeta, value: unknown): Checked {
-  const type = field.options.schema?.type;
-  if (type === 'object' && !isPlainObject(value)) return { issue: 'must be a JSON object' };
-  if (type === 'array' && !Array.isArray(value)) return { issue: 'must be a JSON array' };
+  const nested = shapeIssues(field.options.schema, value, field.name);
+  if (nested.length) {
+    const top = nested.find((issue) => issue.field === field.name);
+    return top ? { issue: top.message } : { issue: nested.map((i) => `${i.field} ${i.message}`).join('; '), nested };
+  }
   const unstorable = unstorableTextIn(value);
   return unstorable ? { issue: unstorable } : { value };
 }

@@ -1,6 +1,6 @@
 import type { EntityClass, EntityMetadata, MetadataStorage } from '@mikro-orm/core';
 import type { PreparedStatement } from '../database/read-pool';
-import { fieldsOf, isAnswered, type FieldMeta } from '../model/fields';
+import { EMBEDDED_COLLECTION_MAX, embeddedCollectionsOf, fieldsOf, isAnswered, type EmbeddedCollection, type FieldMeta } from '../model/fields';
 import { hidingFields, type Resource, type Writer } from '../model/resource';
 import { liveSql, quote, tenantKeyOf } from '../model/tenant-keys';
 import { isoTime } from './json-pages';
@@ -172,6 +172,42 @@ class Builder {
   embedded(field: FieldMeta, owner: EntityClass<object>, ownerAlias: string): string {
     const target = field.reference!.target();
     const alias = this.alias();
+    const values = this.embeddedValues(target, alias, 'embedded');
+    const resource = this.resourceOf(target);
+    const conditions = [
+      `${alias}."id" = ${ownerAlias}.${quote(this.column(owner, field.name)!)}`,
+      resource && this.live(resource, alias),
+      resource && this.visible(resource, alias, this.organization(resource, alias)),
+    ].filter(Boolean);
+    return `(select row_to_json(x) from (select ${values.join(', ')} from ${this.table(target)} ${alias}
+      where ${conditions.join(' and ')}) x) as ${quote(field.reference!.relation)}`;
+  }
+
+  /**
+   * An embedded collection as REST answers it (present.ts): the JSON array of the live rows naming the
+   * owner row that the caller may see, in their list's default order, at most EMBEDDED_COLLECTION_MAX,
+   * each with its references and collections null.
+   */
+  embeddedCollection(collection: EmbeddedCollection, ownerAlias: string): string {
+    const source = collection.source;
+    const alias = this.alias();
+    const resource = this.resourceOf(source);
+    const conditions = [
+      `${alias}.${quote(this.column(source, collection.field.name)!)} = ${ownerAlias}."id"`,
+      resource && this.live(resource, alias),
+      resource && this.visible(resource, alias, this.organization(resource, alias)),
+    ].filter(Boolean);
+    const direction = resource?.order === 'newest-first' ? 'desc' : 'asc';
+    const order = ['createdOn', 'id'].map((property) => `${alias}.${quote(this.column(source, property)!)} ${direction}`).join(', ');
+    return `(select coalesce(json_agg(x), '[]'::json) from (select ${this.embeddedValues(source, alias, 'collection').join(', ')} from ${this.table(source)} ${alias}
+      where ${conditions.join(' and ')} order by ${order} limit ${EMBEDDED_COLLECTION_MAX}) x) as ${quote(collection.name)}`;
+  }
+
+  /**
+   * The values of an embedded row: every answered field (times as answer text), its references null,
+   * and its embedded collections (null in a row of a collection).
+   */
+  private embeddedValues(target: EntityClass<object>, alias: string, level: 'embedded' | 'collection'): string[] {
     const values = fieldsOf(target)
       .filter(isAnswered)
       .map((f) => {
@@ -181,14 +217,9 @@ class Builder {
         return `${f.kind === 'dateTime' ? isoTime(value) : value} as ${quote(f.name)}`;
       });
     for (const reference of fieldsOf(target).filter((f) => f.reference?.embed)) values.push(`null as ${quote(reference.reference!.relation)}`);
-    const resource = this.resourceOf(target);
-    const conditions = [
-      `${alias}."id" = ${ownerAlias}.${quote(this.column(owner, field.name)!)}`,
-      resource && this.live(resource, alias),
-      resource && this.visible(resource, alias, this.organization(resource, alias)),
-    ].filter(Boolean);
-    return `(select row_to_json(x) from (select ${values.join(', ')} from ${this.table(target)} ${alias}
-      where ${conditions.join(' and ')}) x) as ${quote(field.reference!.relation)}`;
+    for (const collection of embeddedCollectionsOf(target))
+      values.push(level === 'collection' ? `null as ${quote(collection.name)}` : this.embeddedCollection(collection, alias));
+    return values;
   }
 }
 
@@ -229,6 +260,7 @@ export function itemStatement(
   const conditions = [shape === 'many' ? `${alias}."id" = any($1::uuid[])` : `${alias}."id" = $1::uuid`, builder.live(resource, alias)];
   if (shape === 'one') {
     for (const field of resource.fields.filter((f) => f.reference?.embed)) select.push(builder.embedded(field, resource.entity, alias));
+    for (const collection of embeddedCollectionsOf(resource.entity)) select.push(builder.embeddedCollection(collection, alias));
     if (visible) select.push(`${visible} as ${quote(VISIBLE_COLUMN)}`);
   } else {
     conditions.push(visible);

@@ -9,6 +9,8 @@ import type { ListParams } from './read-plan';
 export interface JsonPage {
   params: Omit<ListParams, 'columns'>;
   entries: JsonPageEntry[];
+  /** Written as the bare array of its one `content` entry, not as a page object (a REST answer's embedded collection). */
+  bare?: boolean;
 }
 
 /**

@@ -298,7 +298,7 @@ export class ResourceService<T extends BaseEntity = BaseEntity> {
         bindings.push(...content.bindings, paged.getKnexQuery());
       }
     }
-    const object = objectText(members);
+    const object = shape.bare ? members[0][1] : objectText(members);
     const knex = ctx.em.getKnex();
     if (!needsCount) return { select: knex.raw(`select ${object}`, bindings) };
     const count = parent ? ctx.em.createQueryBuilder(this.entity, `c_${depth}`).count().where(where()).getKnexQuery() : plan.count(`c_${depth}`);

@@ -21,7 +21,12 @@ export class AgentSession extends BaseEntity {
   })
   agentId!: string;
 
-  @Attr.reference(() => Project, { description: 'The project the session works on (its id), or null', nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, {
+    description: 'The project the session works on (its id), or null; set on create, an update leaves it unchanged',
+    nullable: true,
+    writable: 'create',
+    onDelete: 'set null',
+  })
   projectId?: string | null;
 
   @Attr.reference(() => Task, { description: 'The task the session works on (its id), or null', nullable: true, onDelete: 'set null' })

@@ -28,7 +28,12 @@ export class Agent extends SoftDeletableEntity {
   })
   agentRuntimeId?: string | null;
 
-  @Attr.reference(() => Project, { description: 'The project the agent is tied to (its id), or null', nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, {
+    description: 'The project the agent is tied to (its id), or null; set on create, an update leaves it unchanged',
+    nullable: true,
+    writable: 'create',
+    onDelete: 'set null',
+  })
   projectId?: string | null;
 
   @Attr.json({ description: 'Settings of the agent, as free JSON', default: {}, schema: { type: 'object', additionalProperties: true } })

@@ -16,6 +16,7 @@ export class AppliedKnowledgeSet extends BaseEntity {
     required: true,
     writable: 'create',
     inverse: 'appliedKnowledgeSets',
+    embedInverse: 'appliedKnowledgeSets',
     onDelete: 'cascade',
   })
   documentFamilyId!: string;

@@ -18,6 +18,7 @@ export class ContentObject extends SoftDeletableEntity {
     required: true,
     writable: 'create',
     inverse: 'contentObjects',
+    embedInverse: 'contentObjects',
     onDelete: 'cascade',
   })
   documentFamilyId!: string;

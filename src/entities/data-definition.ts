@@ -1,14 +1,18 @@
 import { Entity, Unique } from '@mikro-orm/core';
 import { ObjectType } from 'type-graphql';
 import { Attr, type JsonSchema } from '../model/fields';
+import { defineShape } from '../model/json-shapes';
 import { SoftDeletableEntity } from './base';
 import { TaxonCardinality, TaxonMetadataValue, TaxonValuePath } from './enums';
 import { Organization } from './organization';
 
 const enumRef = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 
-/** One node of a taxonomy; `children` holds nodes of the same shape. */
-const taxon: JsonSchema = {
+/**
+ * One node of a taxonomy, published as the `Taxon` component: `children` holds nodes of the same shape,
+ * and the enumerated fields take only their enumeration's values, at every depth.
+ */
+const taxon: JsonSchema = defineShape('Taxon', {
   type: 'object',
   additionalProperties: true,
   properties: {
@@ -18,9 +22,9 @@ const taxon: JsonSchema = {
     cardinality: enumRef(TaxonCardinality.name),
     valuePath: enumRef(TaxonValuePath.name),
     metadataValue: enumRef(TaxonMetadataValue.name),
-    children: { type: 'array', description: 'Taxons of the same shape', items: { type: 'object', additionalProperties: true } },
+    children: { type: 'array', description: 'Taxons of the same shape', items: { $ref: '#/components/schemas/Taxon' } },
   },
-};
+});
 
 /** A taxonomy of an organization: the tree of taxons documents are read into. */
 @ObjectType({ simpleResolvers: true, description: 'A taxonomy of an organization: the tree of taxons documents are read into' })

@@ -29,6 +29,8 @@ export class DocumentStatus extends BaseEntity {
     required: true,
     writable: 'create',
     inverse: 'documentStatuses',
+    embed: true,
+    embedInverse: 'documentStatuses',
     onDelete: 'cascade',
   })
   projectId!: string;

@@ -39,6 +39,11 @@ export class KnowledgeSet extends SoftDeletableEntity {
   })
   organizationId!: string;
 
-  @Attr.reference(() => Project, { description: 'The project the knowledge set is tied to (its id), or null', nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, {
+    description: 'The project the knowledge set is tied to (its id), or null; set on create, an update leaves it unchanged',
+    nullable: true,
+    writable: 'create',
+    onDelete: 'set null',
+  })
   projectId?: string | null;
 }

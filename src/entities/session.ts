@@ -32,7 +32,12 @@ export class Session extends BaseEntity {
   @Attr.reference(() => PlatformUser, { description: 'The user of the session (its id), or null', nullable: true, onDelete: 'set null' })
   userId?: string | null;
 
-  @Attr.reference(() => Project, { description: 'The project the session works on (its id), or null', nullable: true, onDelete: 'set null' })
+  @Attr.reference(() => Project, {
+    description: 'The project the session works on (its id), or null; set on create, an update leaves it unchanged',
+    nullable: true,
+    writable: 'create',
+    onDelete: 'set null',
+  })
   projectId?: string | null;
 
   @Attr.json({ description: 'Context kept with the session, as free JSON', default: {}, schema: { type: 'object', additionalProperties: true } })

@@ -19,11 +19,13 @@ export class TaskDocumentFamily extends BaseEntity {
   })
   taskId!: string;
 
+  // A family's `tasks` are its assignments: which task, in which role.
   @Attr.reference(() => DocumentFamily, {
     description: 'The document family linked to the task (its id); set on create, an update leaves it unchanged',
     required: true,
     writable: 'create',
     inverse: 'taskDocumentFamilies',
+    embedInverse: 'tasks',
     onDelete: 'cascade',
   })
   documentFamilyId!: string;

@@ -30,6 +30,7 @@ export class WebhookEndpoint extends BaseEntity {
 
   @Attr.reference(() => Project, {
     nullable: true,
+    writable: 'create',
     onDelete: 'cascade',
     description: "Only this project's events; null: every event of the organization",
   })

@@ -1,6 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Info, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { NotFoundError } from '../errors/api-error';
+import { collectionNamesOf, type FieldMeta } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { relationDescription } from '../model/descriptions';
 import { summarizePage, type PageResult } from '../engine/page';
@@ -130,25 +131,29 @@ function addReferenceFields(resolver: Function, resource: Resource): void {
 function addCollectionFields(resolver: Function, resource: Resource, resources: readonly Resource[]): void {
   for (const child of resources) {
     for (const field of child.fields) {
-      const inverse = field.reference?.inverse;
-      if (!inverse || field.reference!.target() !== resource.entity) continue;
-      defineFieldResolver(
-        resolver,
-        `resolve_${inverse}`,
-        async (root: { id: string }, args: ListArgs, { ctx }: GraphqlContext, info: GraphQLResolveInfo) => {
-          const service = ctx.services.resource(child.path);
-          const params = { ...args, columns: contentColumns(info, child) };
-          return pageOf(await ctx.loaders.children(service, field.name, params).load(root.id));
-        },
-        (prototype, method, descriptor) => {
-          const description = `One page of the ${child.listName} whose ${field.name} is this ${resource.name}, filtered, searched and sorted by the arguments`;
-          FieldResolver(() => typesOf(child).page, { name: inverse, description })(prototype, method, descriptor);
-          Root()(prototype, method, 0);
-          Args(() => ListArgs)(prototype, method, 1);
-          Ctx()(prototype, method, 2);
-          Info()(prototype, method, 3);
-        },
-      );
+      if (field.reference?.target() !== resource.entity) continue;
+      for (const inverse of collectionNamesOf(field)) addCollectionField(resolver, resource, child, field, inverse);
     }
   }
+}
+
+/** `inverse` on the resolver's type: the page of `child` rows whose `field` names the parent row. */
+function addCollectionField(resolver: Function, resource: Resource, child: Resource, field: FieldMeta, inverse: string): void {
+  defineFieldResolver(
+    resolver,
+    `resolve_${inverse}`,
+    async (root: { id: string }, args: ListArgs, { ctx }: GraphqlContext, info: GraphQLResolveInfo) => {
+      const service = ctx.services.resource(child.path);
+      const params = { ...args, columns: contentColumns(info, child) };
+      return pageOf(await ctx.loaders.children(service, field.name, params).load(root.id));
+    },
+    (prototype, method, descriptor) => {
+      const description = `One page of the ${child.listName} whose ${field.name} is this ${resource.name}, filtered, searched and sorted by the arguments`;
+      FieldResolver(() => typesOf(child).page, { name: inverse, description })(prototype, method, descriptor);
+      Root()(prototype, method, 0);
+      Args(() => ListArgs)(prototype, method, 1);
+      Ctx()(prototype, method, 2);
+      Info()(prototype, method, 3);
+    },
+  );
 }

@@ -20,6 +20,7 @@ import {
 import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry, type PageSummaryField } from '../engine/json-pages';
 import { ApiError } from '../errors/api-error';
 import { normalizeError } from '../errors/normalize-error';
+import { collectionNamesOf } from '../model/fields';
 import type { Resource } from '../model/resource';
 import type { GraphqlContext } from './context';
 import type { ListArgs } from './types';
@@ -59,7 +60,7 @@ function catalogueOf(resources: readonly Resource[]): Catalogue {
       const target = resources.find((r) => r.entity === field.reference!.target());
       if (!target) continue;
       references.get(child)!.set(field.reference.relation, { target, foreignKey: field.name });
-      if (field.reference.inverse) collections.get(target)!.set(field.reference.inverse, { child, foreignKey: field.name });
+      for (const name of collectionNamesOf(field)) collections.get(target)!.set(name, { child, foreignKey: field.name });
     }
   }
   const byName = (name: (r: Resource) => string) => new Map(resources.map((r) => [name(r), r]));

@@ -61,6 +61,13 @@ export interface ReferenceOptions extends FieldOptions {
   embed?: boolean;
   /** The relation object is listed as required in the response schema. */
   embedRequired?: boolean;
+  /**
+   * The target's REST answers embed the live rows that name it (those the caller may see, oldest first,
+   * at most EMBEDDED_COLLECTION_MAX) as an array under this name: only where the specification shows
+   * the collection (Project.documentStatuses, DocumentFamily.contentObjects ...). GraphQL serves it as a
+   * page under the same name.
+   */
+  embedInverse?: string;
   onDelete?: 'cascade' | 'set null' | 'restrict';
   /** Any live record may be named, also one the caller cannot see (a team's new member). */
   anyRecord?: boolean;
@@ -83,6 +90,7 @@ export interface ReferenceMeta {
   inverse?: string;
   embed: boolean;
   embedRequired: boolean;
+  embedInverse?: string;
   anyRecord: boolean;
   inverseFilter?: string;
   within?: string;
@@ -99,6 +107,8 @@ export interface FieldMeta {
 const fieldsByClass = new Map<object, FieldMeta[]>();
 /** fieldsOf answers, per class; read on every answer, so computed once. */
 const resolvedFields = new Map<object, FieldMeta[]>();
+/** embeddedCollectionsOf answers, per class (read on every answer). */
+const resolvedCollections = new Map<object, EmbeddedCollection[]>();
 
 /** The fields of an entity class, inherited ones first. */
 export function fieldsOf(entity: EntityClass<object> | object): FieldMeta[] {
@@ -118,6 +128,7 @@ function remember(target: object, meta: FieldMeta): void {
   list.push(meta);
   fieldsByClass.set(owner, list);
   resolvedFields.clear();
+  resolvedCollections.clear();
 }
 
 type GraphqlType = () => unknown;
@@ -202,6 +213,7 @@ export const Attr = {
         inverse: options.inverse,
         embed: options.embed ?? false,
         embedRequired: options.embedRequired ?? false,
+        embedInverse: options.embedInverse,
         anyRecord: options.anyRecord ?? false,
         inverseFilter: options.inverseFilter,
         within: options.within,
@@ -228,6 +240,40 @@ export function inverseFiltersOf(entity: EntityClass<object>): InverseLink[] {
     }
   }
   return links;
+}
+
+/** The most rows an embedded collection carries; the collection's own list pages through them all. */
+export const EMBEDDED_COLLECTION_MAX = 100;
+
+/** A collection a REST answer embeds: the rows of `source` whose reference `field` names the answered row. */
+export interface EmbeddedCollection {
+  /** The key it is answered under (`documentStatuses`). */
+  name: string;
+  source: EntityClass<object>;
+  field: FieldMeta;
+}
+
+/** The embedded collections other entities' references declare on `entity` (`documentStatuses` on Project). */
+export function embeddedCollectionsOf(entity: EntityClass<object>): EmbeddedCollection[] {
+  let collections = resolvedCollections.get(entity);
+  if (!collections) {
+    collections = [];
+    for (const [source, fields] of fieldsByClass) {
+      for (const field of fields) {
+        const name = field.reference?.embedInverse;
+        if (name && field.reference!.target() === entity) collections.push({ name, source: source as EntityClass<object>, field });
+      }
+    }
+    resolvedCollections.set(entity, collections);
+  }
+  return collections;
+}
+
+/** The names a reference's rows are served under on its target (GraphQL pages): its inverse, and the collection REST embeds. */
+export function collectionNamesOf(field: FieldMeta): string[] {
+  const reference = field.reference;
+  if (!reference) return [];
+  return [...new Set([reference.inverse, reference.embedInverse].filter((name): name is string => name !== undefined))];
 }
 
 /** Whether answers carry the field (every declared field but write-only ones). */

@@ -1,6 +1,7 @@
 import { enumSchemaDescription, registeredEnums } from '../model/enums';
 import { LIST_ARGUMENTS, PAGE_FIELDS, pageDescription } from '../model/descriptions';
 import type { JsonSchema } from '../model/fields';
+import { registeredShapes } from '../model/json-shapes';
 import { upperFirst } from '../model/naming';
 import { argumentSchema, entityAnswerOf, pageAnswerOf, rowParamOf, type DomainOperation, type OperationArgument } from '../model/operation';
 import { openApiOperationIds, operations } from '../catalog/operations';
@@ -658,6 +659,7 @@ export function buildOpenApiDocument(resources: readonly Resource[]): Record<str
   const schemas: Record<string, JsonSchema> = { ...sharedSchemas, ...chatSchemas };
   for (const definition of registeredEnums())
     schemas[definition.name] = { type: 'string', description: enumSchemaDescription(definition), enum: [...definition.values] };
+  for (const [name, shape] of registeredShapes()) schemas[name] = shape;
   for (const resource of resources) {
     schemas[resource.name] = entitySchema(resource.entity, resource.fields);
     if (resource.operations.create) schemas[`${resource.name}CreateRequest`] = requestSchema(resource, 'create');

@@ -1,5 +1,5 @@
 import type { FieldMeta, JsonSchema } from '../model/fields';
-import { fieldsOf, isAnswered } from '../model/fields';
+import { EMBEDDED_COLLECTION_MAX, embeddedCollectionsOf, fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { isWritable, type WriteMode } from '../engine/input';
 import { getMetadataStorage } from 'type-graphql';
@@ -69,6 +69,16 @@ export function entitySchema(entity: Function & { name: string }, fields: FieldM
       properties[reference.relation] = { ...nullableRef(reference.target().name, true, 'object'), description: relationDescription(field) };
       if (reference.embedRequired) required.push(reference.relation);
     }
+  }
+  // Always answered; null only on the rows of another row's embedded collection.
+  for (const collection of embeddedCollectionsOf(entity as never)) {
+    properties[collection.name] = {
+      type: 'array',
+      nullable: true,
+      items: ref(collection.source.name),
+      description: `The ${collection.source.name} rows naming this row in ${collection.field.name} (those the caller may see, oldest first, at most ${EMBEDDED_COLLECTION_MAX}); null inside another row's collection`,
+    };
+    required.push(collection.name);
   }
   return { type: 'object', description: typeDescription(entity), properties, required };
 }

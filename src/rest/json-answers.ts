@@ -2,7 +2,7 @@ import type { EntityClass } from '@mikro-orm/core';
 import type { RequestContext } from '../engine/context';
 import { writableAsJson, type JsonPage, type JsonPageEntry, type JsonRow, type JsonRowEntry } from '../engine/json-pages';
 import type { ListParams } from '../engine/read-plan';
-import { fieldsOf, isAnswered } from '../model/fields';
+import { EMBEDDED_COLLECTION_MAX, embeddedCollectionsOf, fieldsOf, isAnswered } from '../model/fields';
 import type { Resource } from '../model/resource';
 import { pageBody } from './page';
 import { present, presentAll } from './present';
@@ -49,7 +49,7 @@ export async function pageAnswer(ctx: RequestContext, resource: Resource, params
 function presentedRow(ctx: RequestContext, resource: Resource): JsonRow | undefined {
   let row = rows.get(resource);
   if (row === undefined) {
-    row = rowOf(ctx, resource.entity, true) ?? null;
+    row = rowOf(ctx, resource.entity, 'answered') ?? null;
     rows.set(resource, row);
   }
   return row ?? undefined;
@@ -70,22 +70,40 @@ function presentedPage(ctx: RequestContext, resource: Resource, params: ListPara
   return { params, entries };
 }
 
-/** The fields of a row of `entity`, and its embedded references (`embedding`) or nulls in their place. */
-function rowOf(ctx: RequestContext, entity: EntityClass<object>, embedding: boolean): JsonRow | undefined {
+/**
+ * Where a row stands in a REST answer (present.ts): the answered row embeds its references' objects;
+ * an embedded object has its references null; both carry their embedded collections, whose rows have
+ * their references and collections null.
+ */
+type Level = 'answered' | 'embedded' | 'collection';
+
+/** The fields of a row of `entity` at `level`, with its embedded references and collections or nulls in their place. */
+function rowOf(ctx: RequestContext, entity: EntityClass<object>, level: Level): JsonRow | undefined {
   const fields = fieldsOf(entity);
   const answered = fields.filter(isAnswered);
   if (!answered.every(writableAsJson)) return undefined;
   const entries: JsonRowEntry[] = answered.map((field) => ({ key: field.name, field: field.name }));
   for (const field of fields.filter((f) => f.reference?.embed)) {
     const { relation, target } = field.reference!;
-    if (!embedding) {
+    if (level !== 'answered') {
       entries.push({ key: relation, nothing: true });
       continue;
     }
     const resource = ctx.services.forEntity(target())?.resource;
-    const row = resource && rowOf(ctx, target(), false);
+    const row = resource && rowOf(ctx, target(), 'embedded');
     if (!row) return undefined;
     entries.push({ key: relation, reference: { path: resource.path, foreignKey: field.name, row } });
+  }
+  for (const collection of embeddedCollectionsOf(entity)) {
+    if (level === 'collection') {
+      entries.push({ key: collection.name, nothing: true });
+      continue;
+    }
+    const resource = ctx.services.forEntity(collection.source)?.resource;
+    const row = resource && rowOf(ctx, collection.source, 'collection');
+    if (!row) return undefined;
+    const page = { params: { pageSize: EMBEDDED_COLLECTION_MAX }, bare: true, entries: [{ key: 'content', content: row }] };
+    entries.push({ key: collection.name, children: { path: resource.path, foreignKey: collection.field.name, page } });
   }
   return { entries };
 }

@@ -1,27 +1,10 @@
 import type { EntityClass } from '@mikro-orm/core';
 import type { DocumentFamily } from '../../entities/index';
 import type { ContentMetadata, ContentStoreEntity } from '../../entities/content-store';
-import { BadRequestError, type FieldIssue } from '../../errors/api-error';
-import { isPlainObject } from '../../engine/input';
 import type { ResourceRules } from '../../engine/resource-rules';
 import { scopedSlugRules } from '../../engine/slugs';
 
 const KEYS = ['indexed', 'documentProperties', 'labelExpressions'] as const;
-type Key = (typeof KEYS)[number];
-
-/** The nested value of one key checked like its flat field; an issue names `contentMetadata.<key>`. */
-function checkedKey(key: Key, value: unknown, issues: FieldIssue[]): unknown {
-  const ok =
-    key === 'indexed'
-      ? typeof value === 'boolean'
-      : key === 'documentProperties'
-        ? isPlainObject(value)
-        : Array.isArray(value) && value.every((v) => typeof v === 'string');
-  if (ok) return value;
-  const expected = key === 'indexed' ? 'a boolean' : key === 'documentProperties' ? 'an object' : 'an array of strings';
-  issues.push({ field: `contentMetadata.${key}`, message: `must be ${expected}` });
-  return undefined;
-}
 
 /**
  * The values a write leaves in the three flat columns, from what the body sent and what the row holds
@@ -30,25 +13,18 @@ function checkedKey(key: Key, value: unknown, issues: FieldIssue[]): unknown {
  * - otherwise a key present in a sent `contentMetadata` takes the nested value;
  * - otherwise the key keeps `base`'s value.
  * So when a body sends both forms, the flat keys win for the keys they carry, and `contentMetadata`
- * only fills in the others. Keys of `contentMetadata` other than these three are refused (400), as
- * are nested values of the wrong type. `contentMetadata` is then rebuilt from the three results, so
- * the stored object and the flat columns always hold the same values.
+ * only fills in the others. Other keys of `contentMetadata`, and nested values of the wrong type, were
+ * refused with the body (its declared shape is closed). `contentMetadata` is then rebuilt from the
+ * three results, so the stored object and the flat columns always hold the same values.
  */
 export function syncedContentMetadata(sent: Record<string, unknown>, base: Record<string, unknown>): ContentMetadata {
-  const issues: FieldIssue[] = [];
   const nested = sent.contentMetadata as Record<string, unknown> | undefined;
-  if (nested !== undefined) {
-    for (const key of Object.keys(nested)) {
-      if (!(KEYS as readonly string[]).includes(key)) issues.push({ field: `contentMetadata.${key}`, message: `is not one of ${KEYS.join(', ')}` });
-    }
-  }
   const result: Record<string, unknown> = {};
   for (const key of KEYS) {
     if (Object.hasOwn(sent, key)) result[key] = sent[key];
-    else if (nested && Object.hasOwn(nested, key)) result[key] = checkedKey(key, nested[key], issues);
+    else if (nested && Object.hasOwn(nested, key)) result[key] = nested[key];
     else result[key] = base[key];
   }
-  if (issues.length) throw BadRequestError.forFields(issues);
   return result as unknown as ContentMetadata;
 }
 

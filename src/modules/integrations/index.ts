@@ -1,4 +1,4 @@
-import { ServiceBridge } from '../../entities';
+import { ProjectResource, ServiceBridge } from '../../entities';
 import type { EgressGuard } from '../../egress/egress-guard';
 import { rulesOf, type PlatformModule } from '../../engine/module';
 import { combineRules } from '../../engine/resource-rules';
@@ -6,6 +6,7 @@ import { scopedSlugRules } from '../../engine/slugs';
 import { callServiceBridge, listServiceBridges } from './agent-bridge-tools';
 import { mintAnalyticsEmbedToken, type AnalyticsEmbedSigner } from './analytics-embed';
 import type { DataLake } from './data-lake';
+import { projectResourceRules } from './project-resources';
 import { serviceBridgeRules } from './service-bridges';
 
 declare module '../../engine/services' {
@@ -27,6 +28,7 @@ export const integrationsModule: PlatformModule = {
       ServiceBridge,
       combineRules(scopedSlugRules({ entity: ServiceBridge, source: 'name', scopeField: 'organizationId', fallback: 'service-bridge' }), serviceBridgeRules),
     ),
+    rulesOf(ProjectResource, projectResourceRules),
   ],
   operations: {
     mintAnalyticsEmbedToken: (ctx, _id, input) => mintAnalyticsEmbedToken(ctx, input),
