@@ -202,7 +202,11 @@ describe('batchUpdate in the OpenAPI document', () => {
     expect(operation.requestBody.content['application/json'].schema).toMatchObject({ required: ['operations'], properties: { operations: { type: 'array' } } });
     expect(operation.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/BatchUpdateResult' });
     const schemas = doc.components.schemas;
-    expect(schemas.BatchUpdateResult.properties.results).toEqual({ type: 'array', items: { $ref: '#/components/schemas/BatchUpdateOperationResult' } });
+    expect(schemas.BatchUpdateResult.properties.results).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/BatchUpdateOperationResult' },
+      description: expect.any(String),
+    });
     expect(schemas.BatchUpdateOperationResult.required).toEqual(['index', 'ok', 'status']);
     expect(Object.keys(schemas.BatchUpdateOperationResult.properties)).toEqual(['index', 'ok', 'status', 'error', 'reason', 'contentObject']);
     expect(schemas.BatchUpdateContentObject).toMatchObject({ required: ['id', 'changeSequence'] });

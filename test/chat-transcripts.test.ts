@@ -147,7 +147,10 @@ describe('GET /api/channels/{id}/transcript', () => {
       'text/plain': { schema: { type: 'string' } },
     });
     expect(doc.components.schemas.ChannelTranscript.required).toEqual(['channelId', 'messages', 'truncated']);
-    expect(doc.components.schemas.ChannelTranscriptMessage.properties.role).toEqual({ $ref: '#/components/schemas/ChatMessageRole' });
+    expect(doc.components.schemas.ChannelTranscriptMessage.properties.role).toEqual({
+      allOf: [{ $ref: '#/components/schemas/ChatMessageRole' }],
+      description: expect.any(String),
+    });
   });
 
   it('is the GraphQL query getChannelTranscript(id) too', async () => {

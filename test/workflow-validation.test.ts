@@ -138,7 +138,7 @@ describe('activity plan steps', () => {
     },
     { title: 'a step without stepType', steps: [{ name: 'nothing' }], field: 'steps[0].stepType', says: ALLOWED_STEP_TYPES },
     { title: 'a lowercase stepType', steps: [{ stepType: 'agent' }], field: 'steps[0].stepType', says: 'agent is not a PipelineStepType' },
-    { title: 'a step that is not an object', steps: ['MODULE'], field: 'steps[0]', says: 'must be an object' },
+    { title: 'a step that is not an object', steps: ['MODULE'], field: 'steps[0]', says: 'must be a JSON object' },
     {
       title: 'CREATE_TASK without options',
       steps: [{ stepType: 'CREATE_TASK' }],
@@ -169,7 +169,7 @@ describe('activity plan steps', () => {
       says: /does not parse as JSONata: Unexpected end of expression/,
     },
     { title: 'SCRIPT without expression', steps: [{ stepType: 'SCRIPT', options: {} }], field: 'steps[0].options.expression' },
-    { title: 'options that are not an object', steps: [{ stepType: 'MODULE', options: ['x'] }], field: 'steps[0].options', says: 'must be an object' },
+    { title: 'options that are not an object', steps: [{ stepType: 'MODULE', options: ['x'] }], field: 'steps[0].options', says: 'must be a JSON object' },
     { title: 'an id that is not a string', steps: [{ stepType: 'MODULE', id: 42 }], field: 'steps[0].id', says: 'non-empty string' },
     {
       title: 'two steps with one id',

@@ -35,14 +35,16 @@ export class ActivityPlan extends SoftDeletableEntity {
         properties: {
           id: {
             type: 'string',
+            minLength: 1,
             description:
               'Stable identifier, unique within the plan: a UUID given by the server when omitted (an update keeps the id of the step with the same ref)',
           },
-          ref: { type: 'string', description: 'Unique within the plan; step-<n> (1-based position) when omitted' },
+          ref: { type: 'string', minLength: 1, description: 'Unique within the plan; step-<n> (1-based position) when omitted' },
           name: { type: 'string' },
           stepType: { type: 'string', description: `One of ${PipelineStepType.values.join(', ')}` },
           options: {
             type: 'object',
+            nullable: true,
             additionalProperties: true,
             description: 'Per step type: CREATE_TASK {taskData}, BRIDGE_CALL {bridge, endpointName}, SCRIPT {expression}',
           },

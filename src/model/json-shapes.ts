@@ -51,9 +51,9 @@ function visit(schema: JsonSchema, value: unknown, path: string, issues: ShapeIs
     if (resolved.type !== undefined && resolved.nullable !== true) issues.push({ field: path, message: 'must not be null' });
     return;
   }
-  const typeIssue = typeMismatch(resolved.type, value);
+  const typeIssue = typeMismatch(resolved.type, value) ?? tooShort(resolved, value);
   if (typeIssue) {
-    issues.push({ field: path, message: typeIssue });
+    issues.push({ field: path, message: resolved.type === 'string' && resolved.minLength === 1 ? 'must be a non-empty string' : typeIssue });
     return;
   }
   const allowed = resolved.enum as unknown[] | undefined;
@@ -92,6 +92,12 @@ function resolve(schema: JsonSchema): JsonSchema | undefined {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Why a text is shorter than its shape's `minLength` allows (undefined: it is not, or is no text). */
+function tooShort(schema: JsonSchema, value: unknown): string | undefined {
+  const min = schema.minLength;
+  return typeof value === 'string' && typeof min === 'number' && value.length < min ? `must be at least ${min} characters` : undefined;
 }
 
 /** Why `value` is not of the JSON type `type` (undefined: it is, or no type is declared). */
