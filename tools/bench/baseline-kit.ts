@@ -109,6 +109,12 @@ export const PROJECT = [
   'dataFlow',
   'options',
 ];
+/** The fields of a document status, as a project's `documentStatuses` embeds them (its own `project` null). */
+export const DOCUMENT_STATUS = ['id', 'uuid', 'createdOn', 'updatedOn', 'changeSequence', 'status', 'slug', 'color', 'icon', 'statusType', 'projectId'];
+
+/** Most rows of an embedded collection an answer holds per row. */
+export const EMBEDDED_COLLECTION_MAX = 100;
+
 export const ORGANIZATION = [
   'id',
   'uuid',

@@ -13,6 +13,8 @@ import {
   pick,
   pool,
   PROJECT,
+  DOCUMENT_STATUS,
+  EMBEDDED_COLLECTION_MAX,
   projectPageParams,
   serve,
   sql,
@@ -90,6 +92,20 @@ app.get('/api/tasks', async (req: Request, res: Response) => {
   );
 });
 
+/** The live document statuses of each project (oldest first, as many as an answer embeds), in one statement: a live project's are visible with it. */
+async function documentStatusesOf(projectIds: string[]): Promise<Map<string, Row[]>> {
+  const statuses = new Map<string, Row[]>(projectIds.map((id) => [id, []]));
+  if (projectIds.length === 0) return statuses;
+  const rows = await sql(
+    pool,
+    `select ${listOf('d', DOCUMENT_STATUS)} from unnest($1::uuid[]) as p(id)
+       cross join lateral (select * from document_status d where d.project_id = p.id and not d.parent_hidden order by d.created_on, d.id limit ${EMBEDDED_COLLECTION_MAX}) d`,
+    [projectIds],
+  );
+  for (const row of rows) statuses.get(row.projectId as string)!.push({ ...pick(row, DOCUMENT_STATUS), project: null });
+  return statuses;
+}
+
 /** filtered and sorted page: the projects of the organization named by its slug, by name, each with its organization (joined). */
 app.get('/api/projects', async (req: Request, res: Response) => {
   const { size, number } = pageParams(req);
@@ -103,11 +119,13 @@ app.get('/api/projects', async (req: Request, res: Response) => {
     [slug, size, number * size, ...tenantValues(caller)],
   );
   const count = await total(rows, number, size, () => sql(pool, `select count(*) from ${from(2)}`, [slug, ...tenantValues(caller)]));
+  const statuses = await documentStatusesOf(rows.map((row) => row['p.id'] as string));
   const content = rows.map((row) => ({
     ...pick(row, PROJECT, (f) => `p.${f}`),
     organization: pick(row, ORGANIZATION, (f) => `o.${f}`),
     owner: null,
     status: null,
+    documentStatuses: statuses.get(row['p.id'] as string) ?? [],
   }));
   res.json(page(content, count, number, size, true));
 });

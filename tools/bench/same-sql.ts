@@ -14,6 +14,8 @@ import {
   pick,
   pool,
   PROJECT,
+  DOCUMENT_STATUS,
+  EMBEDDED_COLLECTION_MAX,
   projectPageParams,
   serve,
   sql,
@@ -140,8 +142,9 @@ app.get('/api/tasks', async (req: Request, res: Response) => {
     [memberName('pageable'), `'${JSON.stringify({ offset: number * size, pageNumber: number, pageSize: size, paged: true, unpaged: false, sort })}'`],
     [memberName('sort'), `'${JSON.stringify(sort)}'`],
   ]);
+  const table = param('task');
   const tenants = caller.admin ? '' : ` and "tenant_id" = any(${param(`{${caller.organizations.join(',')}}`)}::uuid[])`;
-  const count = `(select coalesce(sum("rows"), 0)::bigint as "count" from "live_row_count" where "table_name" = ${param('task')}${tenants})`;
+  const count = `(select coalesce(sum("rows"), 0)::bigint as "count" from "live_row_count" where "table_name" = ${table}${tenants})`;
   const text = `select ${BOUNDED} from (select (select ${object} from ${count} as "__count0") as "json" offset 0) "j"`;
   const [row] = await sql(pool, text, values);
   if (row.json === null) throw new HttpError(400, 'Bad Request', 'the answer is larger than RESPONSE_MAX_BYTES');
@@ -174,14 +177,43 @@ app.get('/api/projects', async (req: Request, res: Response) => {
   const counted = where('"c0"');
   const count = await total(rows, number, size, () => sql(pool, `select count(*) as "count" from "project" as "c0" ${counted.text}`, counted.values));
   const organizations = await embeddedOrganizations(caller, rows);
+  const statuses = await embeddedDocumentStatuses(caller, rows);
   const content = rows.map((row) => ({
     ...pick(row, PROJECT),
     organization: organizations.get(row.organizationId as string) ?? null,
     owner: null,
     status: null,
+    documentStatuses: statuses.get(row.id as string) ?? [],
   }));
   res.json(page(content, count, number, size, true));
 });
+
+/** The document statuses a page of projects embeds: one page per project in one statement, each joined laterally to its count. */
+async function embeddedDocumentStatuses(caller: Caller, projects: Row[]): Promise<Map<string, Row[]>> {
+  const statuses = new Map<string, Row[]>(projects.map((p) => [p.id as string, []]));
+  if (projects.length === 0) return statuses;
+  const values: unknown[] = [`{${[...statuses.keys()].join(',')}}`];
+  const param = (value: unknown) => `$${values.push(value)}`;
+  // A member's rows of their organizations (the tenant key), live, of the parent.
+  const live = (alias: string) =>
+    [
+      ...(caller.admin ? [] : [`"${alias}"."tenant_id" in (${caller.organizations.map(param).join(', ')})`]),
+      `"${alias}"."parent_hidden" = ${param(false)}`,
+      `"${alias}"."project_id" = "parent"."id"`,
+    ].join(' and ');
+  const counted = live('c0');
+  const paged = live('e0');
+  const rows = await sql(
+    pool,
+    `select parent.id as "__parent", counted.count as "__total", paged.*
+           from unnest($1::uuid[]) as parent(id)
+           cross join lateral (select count(*) as "count" from "document_status" as "c0" where ${counted}) as counted
+           left join lateral (select ${listOf('"e0"', DOCUMENT_STATUS)} from "document_status" as "e0" where ${paged} order by "e0"."created_on" asc, "e0"."id" asc limit ${param(EMBEDDED_COLLECTION_MAX)}) as paged on true`,
+    values,
+  );
+  for (const row of rows) if (row.id !== null) statuses.get(row.__parent as string)!.push({ ...pick(row, DOCUMENT_STATUS), project: null });
+  return statuses;
+}
 
 /** The organizations a page of projects embeds, in one prepared statement by id. */
 async function embeddedOrganizations(caller: Caller, projects: Row[]): Promise<Map<string, Row>> {
