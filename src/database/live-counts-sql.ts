@@ -11,6 +11,17 @@ export const LIVE_COUNT_SLOTS = 8;
 /** The organization a row without a tenant key is counted under: no member belongs to it, administrators count it. */
 export const NO_TENANT = '00000000-0000-0000-0000-000000000000';
 
+/**
+ * The statement summing a table's kept counts (column `count`, a bigint as a count's), over these
+ * organizations or, without them, all: text with `?` placeholders, and the values they bind.
+ */
+export function liveTotalSql(table: string, organizations?: Iterable<string>): { text: string; bindings: string[] } {
+  const sum = `select coalesce(sum("rows"), 0)::bigint as "count" from "${LIVE_ROW_COUNT}" where "table_name" = ?`;
+  if (!organizations) return { text: sum, bindings: [table] };
+  // Bound as an array literal: it holds UUIDs only.
+  return { text: `${sum} and "tenant_id" = any(?::uuid[])`, bindings: [table, `{${[...organizations].join(',')}}`] };
+}
+
 /** A table whose live rows are counted per organization: every table below an organization. */
 export interface CountedTable {
   resource: Resource;

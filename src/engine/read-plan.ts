@@ -1,6 +1,6 @@
 import { raw, type EntityClass, type FindOptions } from '@mikro-orm/core';
 import type { Knex } from '@mikro-orm/postgresql';
-import { LIVE_ROW_COUNT } from '../database/live-counts-sql';
+import { liveTotalSql } from '../database/live-counts-sql';
 import type { InverseLink } from '../model/fields';
 import { resolveFieldPath } from '../query/field-path';
 import { parseFilter, type FilterScope, type JoinedRows } from '../query/filter';
@@ -95,12 +95,8 @@ export async function planRead(ctx: RequestContext, resource: Resource, params: 
 async function keptLiveTotal(ctx: RequestContext, resource: Resource): Promise<(() => Knex.Raw) | undefined> {
   if (!tenantKeyOf(resource)?.parent || privateRows(ctx, resource)) return undefined;
   const table = ctx.em.getMetadata().get(resource.entity.name).tableName;
-  const sum = `select coalesce(sum("rows"), 0)::bigint as "count" from "${LIVE_ROW_COUNT}" where "table_name" = ?`;
-  const knex = ctx.em.getKnex();
-  if (ctx.isAdmin) return () => knex.raw(sum, [table]);
-  // Bound as an array literal: it holds UUIDs only.
-  const organizations = `{${[...(await readableOrganizations(ctx, resource))].join(',')}}`;
-  return () => knex.raw(`${sum} and "tenant_id" = any(?::uuid[])`, [table, organizations]);
+  const { text, bindings } = liveTotalSql(table, ctx.isAdmin ? undefined : await readableOrganizations(ctx, resource));
+  return () => ctx.em.getKnex().raw(text, bindings);
 }
 
 /** The field naming a nested collection's parent row (`organizationId` below `organizations/{orgId}`). */
